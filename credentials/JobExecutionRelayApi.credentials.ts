@@ -1,0 +1,83 @@
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentialTestRequest,
+	ICredentialType,
+	IHttpRequestOptions,
+	INodeProperties,
+	Icon,
+} from 'n8n-workflow';
+
+/** Relay interface: the native call travels in headers, guarded by the relay's key and the user's key. */
+export class JobExecutionRelayApi implements ICredentialType {
+	name = 'jobExecutionRelayApi';
+
+	displayName = 'Job Execution Relay API';
+
+	icon: Icon = {
+		light: 'file:../nodes/JobExecution/jobExecution.svg',
+		dark: 'file:../nodes/JobExecution/jobExecution.dark.svg',
+	};
+
+	documentationUrl = 'https://github.com/n8n-nodes-job-execution/n8n-nodes-job-execution#credentials';
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'Relay URL',
+			name: 'relayUrl',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'https://relay.example.com',
+			description: 'Address of the relay, with http:// or https://, without /call/…',
+		},
+		{
+			displayName: 'Relay API Key',
+			name: 'apiKey',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			required: true,
+			description: "The key generated in the relay's edit menu (sent as the apiKey header)",
+		},
+		{
+			displayName: 'User API Key',
+			name: 'userApiKey',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			required: true,
+			description: 'The key created under user management (sent as the user-api-key header)',
+		},
+		{
+			displayName: 'Ignore SSL Issues (Insecure)',
+			name: 'ignoreSslIssues',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to connect even if SSL certificate validation is not possible (self-signed certificates)',
+		},
+	];
+
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		requestOptions: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> {
+		const authenticated: IHttpRequestOptions = {
+			...requestOptions,
+			headers: {
+				...(requestOptions.headers ?? {}),
+				apiKey: String(credentials.apiKey ?? ''),
+				'user-api-key': String(credentials.userApiKey ?? ''),
+			},
+		};
+		if (credentials.ignoreSslIssues === true) authenticated.skipSslCertificateValidation = true;
+		return authenticated;
+	}
+
+	test: ICredentialTestRequest = {
+		request: {
+			baseURL: '={{ $credentials.relayUrl.trim().replace(/\\/+$/, "").replace(/\\/call$/i, "") }}',
+			url: '/call/status',
+			headers: { 'Content-Type': 'application/json', endpoint: '/api/v1/jobs?filter=active', method: 'GET' },
+		},
+	};
+}

@@ -1,0 +1,48 @@
+import { NodeConnectionTypes } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+
+import { authenticationField } from './actions/common.descriptions';
+import * as flow from './actions/flow/Flow.resource';
+import * as job from './actions/job/Job.resource';
+import { router } from './actions/router';
+import { NATIVE_CREDENTIAL, RELAY_CREDENTIAL } from './transport';
+
+export class JobExecution implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Job Execution',
+		name: 'jobExecution',
+		icon: { light: 'file:jobExecution.svg', dark: 'file:jobExecution.dark.svg' },
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
+		description: 'Submit data-processing jobs, wait for them and read their status',
+		defaults: { name: 'Job Execution' },
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [
+			{ name: NATIVE_CREDENTIAL, required: true, displayOptions: { show: { authentication: [NATIVE_CREDENTIAL] } } },
+			{ name: RELAY_CREDENTIAL, required: true, displayOptions: { show: { authentication: [RELAY_CREDENTIAL] } } },
+		],
+		properties: [
+			authenticationField,
+			{
+				displayName: 'Resource',
+				name: 'resource',
+				type: 'options',
+				noDataExpression: true,
+				options: [
+					{ name: 'Job', value: 'job' },
+					{ name: 'Flow', value: 'flow' },
+				],
+				default: 'job',
+			},
+			...job.description,
+			...flow.description,
+		],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await router.call(this);
+	}
+}

@@ -1,0 +1,80 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import { NATIVE_CREDENTIAL, RELAY_CREDENTIAL } from '../transport/requestBuilders';
+
+export const JOB_STATUS_OPTIONS = [
+	{ name: 'Queued', value: 'QUEUED' },
+	{ name: 'Running', value: 'RUNNING' },
+	{ name: 'Completed', value: 'COMPLETED' },
+	{ name: 'Error', value: 'ERROR' },
+	{ name: 'Cancelled', value: 'CANCELLED' },
+];
+
+export const jobIdField: INodeProperties = {
+	displayName: 'Job ID',
+	name: 'jobId',
+	type: 'string',
+	default: '',
+	required: true,
+	placeholder: 'e.g. 3f2b8c1e-…',
+	description: 'The jobId returned when the job was submitted',
+};
+
+/** Shown where a full JobStatus comes back. */
+export const outputOptionFields: INodeProperties[] = [
+	{
+		displayName: 'Parse Log',
+		name: 'parseLog',
+		type: 'boolean',
+		default: false,
+		description:
+			'Whether to add logParsed beside the raw log: entries, parameters, node performance, step results and the completion message',
+	},
+	{
+		displayName: 'Simplify',
+		name: 'simplify',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to return a compact summary of the job instead of all its fields',
+	},
+];
+
+export const waitSettingFields: INodeProperties[] = [
+	{
+		displayName: 'Poll Interval (Seconds)',
+		name: 'pollInterval',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 5,
+		description: 'How long to wait between two status reads',
+	},
+	{
+		displayName: 'Timeout (Seconds)',
+		name: 'timeout',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 3600,
+		description: 'How long to wait for the job to end before failing the item',
+	},
+	{
+		displayName: 'When the Job Fails or Is Cancelled',
+		name: 'onJobFailure',
+		type: 'options',
+		default: 'error',
+		options: [
+			{ name: 'Fail the Item', value: 'error', description: 'Stop with an error (or continue, if the node is set to)' },
+			{ name: 'Return the Job as Data', value: 'returnData', description: 'Output the final job status like a completed one' },
+		],
+	},
+];
+
+export const authenticationField: INodeProperties = {
+	displayName: 'Interface',
+	name: 'authentication',
+	type: 'options',
+	default: NATIVE_CREDENTIAL,
+	options: [
+		{ name: 'Native API', value: NATIVE_CREDENTIAL, description: 'The REST API at /api/v1' },
+		{ name: 'Relay API', value: RELAY_CREDENTIAL, description: 'The relay at /call/status and /call/execute' },
+	],
+};

@@ -1,0 +1,59 @@
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { extractExecutionStatus } from '../../../shared/jobSummary';
+import { formatJob, isJobObject } from '../../helpers/jobOutput';
+import type { ResolvedConnection } from '../../transport';
+import { apiRequest, jobsPath } from '../../transport';
+import { jobIdField, outputOptionFields } from '../common.descriptions';
+import { readJobId } from './jobId';
+
+const properties: INodeProperties[] = [
+	jobIdField,
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'Status Only',
+				name: 'statusOnly',
+				type: 'boolean',
+				default: false,
+				description: 'Whether to read only the execution status (a lighter request): the output is { ID, executionStatus }',
+			},
+			...outputOptionFields,
+		],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['job'], operation: ['get'] } }, properties);
+
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	connection: ResolvedConnection,
+): Promise<IDataObject> {
+	const jobId = readJobId(this, itemIndex);
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	if (options.statusOnly) {
+		const { body } = await apiRequest.call(
+			this,
+			connection,
+			{ method: 'GET', path: jobsPath(jobId), query: { filter: 'executionStatus' } },
+			{ itemIndex },
+		);
+		const executionStatus = extractExecutionStatus(body);
+		if (executionStatus === null) {
+			throw new NodeOperationError(this.getNode(), `The service answered with no execution status for job ${jobId}`, { itemIndex });
+		}
+		return { id: jobId, executionStatus };
+	}
+	const { body } = await apiRequest.call(this, connection, { method: 'GET', path: jobsPath(jobId) }, { itemIndex });
+	if (!isJobObject(body)) {
+		throw new NodeOperationError(this.getNode(), `The service answered with no job status for job ${jobId}`, { itemIndex });
+	}
+	return formatJob(body, options);
+}

@@ -1,0 +1,18 @@
+import { NodeOperationError } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
+
+import { jobIdProblem } from '../../transport';
+
+/** The Job ID of an item: trimmed, and refused when it could not name exactly one job. */
+export function readJobId(context: IExecuteFunctions, itemIndex: number): string {
+	const raw = context.getNodeParameter('jobId', itemIndex, '');
+	const jobId = typeof raw === 'string' ? raw.trim() : typeof raw === 'number' ? String(raw) : '';
+	const problem = jobIdProblem(jobId);
+	if (problem) {
+		throw new NodeOperationError(context.getNode(), `Job ID ${problem} (item ${itemIndex})`, {
+			itemIndex,
+			description: 'Use the jobId returned by Submit, e.g. {{ $json.jobId }}.',
+		});
+	}
+	return jobId;
+}

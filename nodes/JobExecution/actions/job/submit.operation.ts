@@ -1,0 +1,195 @@
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { checkParameters, parametersFromJson } from '../../helpers/jobParameters';
+import type { JobParameter } from '../../helpers/jobParameters';
+import { formatJob } from '../../helpers/jobOutput';
+import { readWaitSettings, waitForJob } from '../../helpers/waitForJob';
+import type { ResolvedConnection } from '../../transport';
+import { apiRequest, flowNavigationUrl, jobsPath, NATIVE_CREDENTIAL, RELAY_CREDENTIAL } from '../../transport';
+import { outputOptionFields, waitSettingFields } from '../common.descriptions';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Flow File Path',
+		name: 'flowFileName',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: '/Shared/Flows/sales.flow',
+		description: 'Fully qualified path of the flow file to run',
+		displayOptions: { show: { '/authentication': [NATIVE_CREDENTIAL] } },
+	},
+	{
+		displayName: 'Flow ID',
+		name: 'flowId',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'e.g. 6c1d2e3f-…',
+		description: 'Identifier (UUID) of the flow to run: the relay takes the flow ID instead of its path',
+		displayOptions: { show: { '/authentication': [RELAY_CREDENTIAL] } },
+	},
+	{
+		displayName: 'Run Profile',
+		name: 'runProfileName',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'default',
+		description: 'Name of the run profile to execute',
+	},
+	{
+		displayName: 'Notification Enabled',
+		name: 'notificationEnabled',
+		type: 'boolean',
+		default: false,
+		description: 'Whether the service should send its notification for this job',
+	},
+	{
+		displayName: 'Define Parameters',
+		name: 'parametersInputMode',
+		type: 'options',
+		default: 'fields',
+		options: [
+			{ name: 'Using Fields Below', value: 'fields' },
+			{ name: 'Using JSON', value: 'json' },
+		],
+	},
+	{
+		displayName: 'Parameters',
+		name: 'parameters',
+		type: 'fixedCollection',
+		typeOptions: { multipleValues: true, sortable: true },
+		default: {},
+		placeholder: 'Add Parameter',
+		displayOptions: { show: { parametersInputMode: ['fields'] } },
+		options: [
+			{
+				displayName: 'Parameter',
+				name: 'parameter',
+				values: [
+					{ displayName: 'Name', name: 'name', type: 'string', default: '' },
+					{
+						displayName: 'Type',
+						name: 'type',
+						type: 'options',
+						default: 'string',
+						options: [
+							{ name: 'String', value: 'string' },
+							{ name: 'Integer', value: 'integer' },
+							{ name: 'Float', value: 'float' },
+						],
+					},
+					{ displayName: 'Value', name: 'value', type: 'string', default: '' },
+				],
+			},
+		],
+	},
+	{
+		displayName: 'Parameters (JSON)',
+		name: 'parametersJson',
+		type: 'json',
+		default: '[]',
+		description:
+			'An array of { "name", "type", "value" } objects, or an object of name: value (whole numbers become integer, other numbers float)',
+		displayOptions: { show: { parametersInputMode: ['json'] } },
+	},
+	{
+		displayName: 'Wait for Completion',
+		name: 'waitForCompletion',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to wait until the job ends and output its final status instead of the job ID',
+	},
+	{
+		displayName: 'Wait Settings',
+		name: 'waitSettings',
+		type: 'collection',
+		placeholder: 'Add Setting',
+		default: {},
+		displayOptions: { show: { waitForCompletion: [true] } },
+		options: waitSettingFields,
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		displayOptions: { show: { waitForCompletion: [true] } },
+		options: outputOptionFields,
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['job'], operation: ['submit'] } }, properties);
+
+function readParameters(context: IExecuteFunctions, itemIndex: number): JobParameter[] {
+	const result =
+		context.getNodeParameter('parametersInputMode', itemIndex, 'fields') === 'json'
+			? parametersFromJson(context.getNodeParameter('parametersJson', itemIndex, '[]'))
+			: checkParameters(
+					((context.getNodeParameter('parameters', itemIndex, {}) as IDataObject).parameter as IDataObject[] | undefined) ?? [],
+				);
+	if (result.problem) {
+		throw new NodeOperationError(context.getNode(), `${result.problem.subject} ${result.problem.reason} (item ${itemIndex})`, {
+			itemIndex,
+			description: 'Parameter names must be unique and not empty; integer values whole numbers; float values numbers.',
+		});
+	}
+	return result.parameters;
+}
+
+function requiredText(context: IExecuteFunctions, name: string, label: string, itemIndex: number): string {
+	const value = String(context.getNodeParameter(name, itemIndex, '') ?? '').trim();
+	if (value === '') throw new NodeOperationError(context.getNode(), `${label} is empty (item ${itemIndex})`, { itemIndex });
+	return value;
+}
+
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	connection: ResolvedConnection,
+): Promise<IDataObject> {
+	const relay = connection.credentialType === RELAY_CREDENTIAL;
+	const flowKey = relay ? 'flowId' : 'flowFileName';
+	const flow = requiredText(this, flowKey, relay ? 'Flow ID' : 'Flow File Path', itemIndex);
+	const runProfileName = requiredText(this, 'runProfileName', 'Run Profile', itemIndex);
+	const notificationEnabled = this.getNodeParameter('notificationEnabled', itemIndex, false) as boolean;
+	const parameters = readParameters(this, itemIndex);
+	const waitForCompletion = this.getNodeParameter('waitForCompletion', itemIndex, false) as boolean;
+	// Read every setting before submitting: a bad setting must never leave a job behind without its item.
+	const waitSettings = waitForCompletion ? readWaitSettings(this, itemIndex, 'waitSettings') : undefined;
+
+	const body: IDataObject = { [flowKey]: flow, runProfileName, notificationEnabled };
+	if (parameters.length > 0) body.parameters = parameters as unknown as IDataObject[];
+	const { body: answer } = await apiRequest.call(this, connection, { method: 'POST', path: jobsPath(), body }, { itemIndex });
+	const jobId = readJobId(answer);
+	if (!jobId) {
+		throw new NodeOperationError(this.getNode(), 'The service accepted the request but returned no jobId', {
+			itemIndex,
+			description: 'Check the job list: the job may exist.',
+		});
+	}
+
+	if (waitSettings) {
+		const job = await waitForJob.call(this, connection, jobId, waitSettings, itemIndex, { readFirst: false });
+		return { ...formatJob(job, this.getNodeParameter('options', itemIndex, {}) as IDataObject), jobId };
+	}
+	const output: IDataObject = { jobId, [flowKey]: flow, runProfileName, notificationEnabled, parameters: parameters as unknown as IDataObject[] };
+	if (connection.credentialType === NATIVE_CREDENTIAL) {
+		output.navigationUrl = flowNavigationUrl(connection.baseUrl, { flowFileName: flow, runProfile: runProfileName });
+	}
+	return output;
+}
+
+/** `{ jobId }`, tolerating a bare id or a JSON string, as the answer's shape is the spec's only promise. */
+function readJobId(answer: unknown): string | undefined {
+	if (typeof answer === 'string' && answer.trim() !== '' && !answer.trim().startsWith('<')) return answer.trim();
+	if (answer && typeof answer === 'object' && !Array.isArray(answer)) {
+		const record = answer as IDataObject;
+		const id = record.jobId ?? record.id;
+		if (typeof id === 'string' && id.trim() !== '') return id.trim();
+	}
+	return undefined;
+}

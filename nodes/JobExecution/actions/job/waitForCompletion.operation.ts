@@ -1,0 +1,44 @@
+import { updateDisplayOptions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { formatJob } from '../../helpers/jobOutput';
+import { readWaitSettings, waitForJob } from '../../helpers/waitForJob';
+import type { ResolvedConnection } from '../../transport';
+import { jobIdField, outputOptionFields, waitSettingFields } from '../common.descriptions';
+import { readJobId } from './jobId';
+
+const properties: INodeProperties[] = [
+	jobIdField,
+	{
+		displayName: 'Wait Settings',
+		name: 'waitSettings',
+		type: 'collection',
+		placeholder: 'Add Setting',
+		default: {},
+		options: waitSettingFields,
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: outputOptionFields,
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['job'], operation: ['waitForCompletion'] } },
+	properties,
+);
+
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	connection: ResolvedConnection,
+): Promise<IDataObject> {
+	const jobId = readJobId(this, itemIndex);
+	const settings = readWaitSettings(this, itemIndex, 'waitSettings');
+	const job = await waitForJob.call(this, connection, jobId, settings, itemIndex, { readFirst: true });
+	return formatJob(job, this.getNodeParameter('options', itemIndex, {}) as IDataObject);
+}

@@ -1,0 +1,70 @@
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+
+import type { CredentialType, ResolvedConnection } from '../transport';
+import { getConnection } from '../transport';
+import { settle } from '../helpers/settle';
+import * as flow from './flow/Flow.resource';
+import * as job from './job/Job.resource';
+
+type Operation = (
+	this: IExecuteFunctions,
+	itemIndex: number,
+	connection: ResolvedConnection,
+) => Promise<IDataObject | IDataObject[]>;
+
+const operations: Record<string, Record<string, Operation>> = {
+	job: {
+		submit: job.submit.execute,
+		get: job.get.execute,
+		getMany: job.getMany.execute,
+		waitForCompletion: job.waitForCompletion.execute,
+	},
+	flow: { getNavigationUrl: flow.getNavigationUrl.execute },
+};
+
+/** What an item carries when the node continues on failure: the message, its detail and the HTTP code. */
+function errorJson(error: NodeApiError | NodeOperationError): IDataObject {
+	const json: IDataObject = { error: error.message };
+	if (error.description) json.description = error.description;
+	if (error instanceof NodeApiError && error.httpCode) json.httpCode = error.httpCode;
+	return json;
+}
+
+export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const items = this.getInputData();
+	const resource = this.getNodeParameter('resource', 0) as string;
+	const operationName = this.getNodeParameter('operation', 0) as string;
+	const operation = operations[resource]?.[operationName];
+	if (!operation) {
+		throw new NodeOperationError(this.getNode(), `The operation "${operationName}" of "${resource}" is not supported`);
+	}
+	const credentialType = this.getNodeParameter('authentication', 0) as CredentialType;
+	// Resolved once, on the first item that needs it; a bad credential then fails each item the same way.
+	let connection: Promise<ResolvedConnection> | undefined;
+
+	const output: INodeExecutionData[] = [];
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		connection ??= getConnection.call(this, credentialType, itemIndex);
+		const outcome = await settle(connection.then(async (resolved) => await operation.call(this, itemIndex, resolved)));
+		if (outcome.ok) {
+			for (const json of Array.isArray(outcome.value) ? outcome.value : [outcome.value]) {
+				output.push({ json, pairedItem: { item: itemIndex } });
+			}
+			continue;
+		}
+		const error = asNodeError(this, outcome.error, itemIndex);
+		if (!this.continueOnFail()) throw error;
+		output.push({ json: errorJson(error), pairedItem: { item: itemIndex } });
+	}
+	return [output];
+}
+
+/** Every failure leaves the node as an n8n error that knows its item. */
+function asNodeError(context: IExecuteFunctions, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
+		error.context.itemIndex ??= itemIndex;
+		return error;
+	}
+	return new NodeOperationError(context.getNode(), error as Error, { itemIndex });
+}

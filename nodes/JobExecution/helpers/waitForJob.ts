@@ -1,0 +1,95 @@
+import { NodeOperationError, sleep } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import { isTerminalStatus } from '../../shared/jobSummary';
+import type { ResolvedConnection } from '../transport';
+import { apiRequest, jobsPath } from '../transport';
+import { isTransientApiError } from '../transport/errors';
+import { isJobObject } from './jobOutput';
+import { settle } from './settle';
+
+export interface WaitSettings {
+	pollIntervalSeconds: number;
+	timeoutSeconds: number;
+	onJobFailure: 'error' | 'returnData';
+}
+
+const MAX_BACKOFF_MS = 60_000;
+
+/** Reads the wait settings of an item, refusing values that would poll forever or hammer the service. */
+export function readWaitSettings(context: IExecuteFunctions, itemIndex: number, prefix: string): WaitSettings {
+	const settings = context.getNodeParameter(prefix, itemIndex, {}) as IDataObject;
+	const pollIntervalSeconds = Number(settings.pollInterval ?? 5);
+	const timeoutSeconds = Number(settings.timeout ?? 3600);
+	if (!Number.isFinite(pollIntervalSeconds) || pollIntervalSeconds < 1) {
+		throw new NodeOperationError(context.getNode(), `Poll Interval must be at least 1 second, got ${String(settings.pollInterval)}`, { itemIndex });
+	}
+	if (!Number.isFinite(timeoutSeconds) || timeoutSeconds < 1) {
+		throw new NodeOperationError(context.getNode(), `Timeout must be at least 1 second, got ${String(settings.timeout)}`, { itemIndex });
+	}
+	const onJobFailure = settings.onJobFailure === 'returnData' ? 'returnData' : 'error';
+	return { pollIntervalSeconds, timeoutSeconds, onJobFailure };
+}
+
+/**
+ * Polls one job until it ends: at most one read per interval, transient failures back off and are retried until the
+ * timeout, and the wait ends as soon as the execution is cancelled.
+ */
+export async function waitForJob(
+	this: IExecuteFunctions,
+	connection: ResolvedConnection,
+	jobId: string,
+	settings: WaitSettings,
+	itemIndex: number,
+	options: { readFirst: boolean },
+): Promise<IDataObject> {
+	const intervalMs = settings.pollIntervalSeconds * 1000;
+	const deadline = Date.now() + settings.timeoutSeconds * 1000;
+	const signal = this.getExecutionCancelSignal();
+	let lastStatus = 'not read yet';
+	let delayMs = options.readFirst ? 0 : intervalMs;
+	for (;;) {
+		if (delayMs > 0) {
+			const remaining = deadline - Date.now();
+			if (remaining <= 0) break;
+			await sleep(Math.min(delayMs, remaining));
+		}
+		if (signal?.aborted) {
+			throw new NodeOperationError(this.getNode(), `The execution was cancelled while waiting for job ${jobId}`, { itemIndex });
+		}
+		const read = await settle(apiRequest.call(this, connection, { method: 'GET', path: jobsPath(jobId) }, { itemIndex }));
+		if (read.ok) {
+			const { body } = read.value;
+			if (!isJobObject(body)) {
+				throw new NodeOperationError(this.getNode(), `The service answered with no job status for job ${jobId}`, { itemIndex });
+			}
+			lastStatus = String(body.executionStatus ?? 'unknown');
+			if (isTerminalStatus(body.executionStatus)) return checkOutcome(this, body, jobId, settings, itemIndex);
+			delayMs = intervalMs;
+		} else {
+			if (!isTransientApiError(read.error)) throw read.error;
+			lastStatus = `unavailable (${(read.error as Error).message})`;
+			delayMs = Math.min(Math.max(delayMs, intervalMs) * 2, MAX_BACKOFF_MS);
+		}
+		if (Date.now() >= deadline) break;
+	}
+	throw new NodeOperationError(
+		this.getNode(),
+		`Timed out after ${settings.timeoutSeconds} s waiting for job ${jobId}: last status ${lastStatus}`,
+		{ itemIndex, description: 'Raise the Timeout, or use the Wait for Completion operation later with this job ID.' },
+	);
+}
+
+function checkOutcome(
+	context: IExecuteFunctions,
+	job: IDataObject,
+	jobId: string,
+	settings: WaitSettings,
+	itemIndex: number,
+): IDataObject {
+	if (job.executionStatus === 'COMPLETED' || settings.onJobFailure === 'returnData') return job;
+	throw new NodeOperationError(context.getNode(), `Job ${jobId} ended with status ${String(job.executionStatus)}`, {
+		itemIndex,
+		description: 'Set "When the Job Fails or Is Cancelled" to "Return the Job as Data" to handle it in the workflow.',
+	});
+}

@@ -1,0 +1,247 @@
+/**
+ * Runs our nodes inside n8n-core's real execution engine (WorkflowExecute), the way n8n runs them:
+ * real parameter resolution, real execution contexts, real httpRequestWithAuthentication. Only what n8n's
+ * server would provide around the engine (credential storage, node type registry) is supplied here, and the
+ * credentials' own `authenticate` is what adds auth to requests.
+ */
+import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
+import {
+	ICredentialsHelper,
+	NodeHelpers,
+	Workflow,
+} from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentialType,
+	ICredentials,
+	IDataObject,
+	IHttpRequestOptions,
+	INode,
+	INodeExecutionData,
+	INodeParameters,
+	INodeType,
+	INodeTypes,
+	IRun,
+	IRunExecutionData,
+	IVersionedNodeType,
+	IWorkflowExecuteAdditionalData,
+	WorkflowExecuteMode,
+} from 'n8n-workflow';
+
+import { JobExecutionApi } from '../../credentials/JobExecutionApi.credentials';
+import { JobExecutionRelayApi } from '../../credentials/JobExecutionRelayApi.credentials';
+import { JobExecution } from '../../nodes/JobExecution/JobExecution.node';
+
+export const PACKAGE = 'n8n-nodes-job-execution';
+export const ACTION_NODE_TYPE = `${PACKAGE}.jobExecution`;
+
+export const nodeClasses: Record<string, INodeType> = {
+	[ACTION_NODE_TYPE]: new JobExecution(),
+};
+
+export const credentialTypes: Record<string, ICredentialType> = {
+	jobExecutionApi: new JobExecutionApi(),
+	jobExecutionRelayApi: new JobExecutionRelayApi(),
+};
+
+export const nodeTypes: INodeTypes = {
+	getByName(type: string): INodeType | IVersionedNodeType {
+		const nodeType = nodeClasses[type];
+		if (!nodeType) throw new Error(`Unknown node type ${type}`);
+		return nodeType;
+	},
+	getByNameAndVersion(type: string, version?: number): INodeType {
+		return NodeHelpers.getVersionedNodeType(this.getByName(type), version);
+	},
+	getKnownTypes() {
+		return {};
+	},
+};
+
+export type CredentialsMap = Record<string, ICredentialDataDecryptedObject>;
+
+/** n8n's server keeps credentials encrypted in its database; here they are held in memory, decrypted. */
+export class InMemoryCredentialsHelper extends ICredentialsHelper {
+	/** Every request after authentication, for tests that check what went out. */
+	readonly sent: IHttpRequestOptions[] = [];
+
+	constructor(private readonly credentials: CredentialsMap) {
+		super();
+	}
+
+	getParentTypes(): string[] {
+		return [];
+	}
+
+	isCredentialUsableByNode(): boolean {
+		return true;
+	}
+
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		typeName: string,
+		requestOptions: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> {
+		const { authenticate } = credentialTypes[typeName] ?? {};
+		if (typeof authenticate !== 'function') throw new Error(`Credential type ${typeName} has no authenticate function`);
+		const authenticated = await authenticate(credentials, requestOptions);
+		this.sent.push(authenticated);
+		return authenticated;
+	}
+
+	async preAuthentication(): Promise<undefined> {
+		return undefined;
+	}
+
+	async runPreAuthentication(): Promise<undefined> {
+		return undefined;
+	}
+
+	async getCredentials(): Promise<ICredentials> {
+		throw new Error('not used by these nodes');
+	}
+
+	async getDecrypted(
+		_additionalData: IWorkflowExecuteAdditionalData,
+		_nodeCredentials: unknown,
+		type: string,
+	): Promise<ICredentialDataDecryptedObject> {
+		const credentials = this.credentials[type];
+		if (!credentials) throw new Error(`No credentials of type ${type} in this test`);
+		return { ...credentials };
+	}
+
+	async updateCredentials(): Promise<void> {}
+
+	async updateCredentialsOauthTokenData(): Promise<void> {}
+
+	getCredentialsProperties() {
+		return [];
+	}
+}
+
+export function additionalDataFor(
+	credentialsHelper: ICredentialsHelper,
+	hooks: ExecutionLifecycleHooks,
+): IWorkflowExecuteAdditionalData {
+	const base = 'http://127.0.0.1:5678';
+	return {
+		credentialsHelper,
+		hooks,
+		executeWorkflow: async () => {
+			throw new Error('sub-workflows are not used in these tests');
+		},
+		getRunExecutionData: async () => undefined,
+		getRuntimeCredential: async () => undefined,
+		currentNodeExecutionIndex: 0,
+		restApiUrl: `${base}/rest`,
+		instanceBaseUrl: base,
+		formBaseUrl: `${base}/form`,
+		formWaitingBaseUrl: `${base}/form-waiting`,
+		formTestBaseUrl: `${base}/form-test`,
+		webhookBaseUrl: `${base}/webhook`,
+		webhookWaitingBaseUrl: `${base}/webhook-waiting`,
+		webhookTestBaseUrl: `${base}/webhook-test`,
+		mcpBaseUrl: `${base}/mcp`,
+		mcpTestBaseUrl: `${base}/mcp-test`,
+		variables: {},
+		logAiEvent: () => {},
+	} as unknown as IWorkflowExecuteAdditionalData;
+}
+
+export interface RunNodeOptions {
+	parameters: INodeParameters;
+	credentials: CredentialsMap;
+	/** Input items of the node; one empty item by default. */
+	items?: IDataObject[];
+	continueOnFail?: boolean;
+	mode?: WorkflowExecuteMode;
+	/** Called once the execution started, e.g. to cancel it. */
+	onStart?: (execution: { cancel(): void }) => void;
+}
+
+export interface RunNodeResult {
+	/** The node's output items (main output 0), with their pairedItem. */
+	items: INodeExecutionData[];
+	json: IDataObject[];
+	/** The node error as n8n recorded it, when the node failed. */
+	error?: Error & { description?: string; httpCode?: string; context?: IDataObject };
+	run: IRun;
+	sent: IHttpRequestOptions[];
+}
+
+export const NODE_NAME = 'Job Execution';
+
+/** Runs the action node once, inside WorkflowExecute, with the given input items. */
+export async function runActionNode(options: RunNodeOptions): Promise<RunNodeResult> {
+	const node: INode = {
+		id: 'a1b2c3d4-0000-4000-8000-000000000001',
+		name: NODE_NAME,
+		type: ACTION_NODE_TYPE,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: options.parameters,
+		credentials: {
+			jobExecutionApi: { id: '1', name: 'Job Execution API' },
+			jobExecutionRelayApi: { id: '2', name: 'Job Execution Relay API' },
+		},
+		continueOnFail: options.continueOnFail ?? false,
+	};
+	const workflow = new Workflow({
+		id: 'test-workflow',
+		name: 'test',
+		nodes: [node],
+		connections: {},
+		active: false,
+		nodeTypes,
+		settings: {},
+	});
+	const credentialsHelper = new InMemoryCredentialsHelper(options.credentials);
+	const hooks = new ExecutionLifecycleHooks(options.mode ?? 'manual', 'test-execution', {
+		id: 'test-workflow',
+		name: 'test',
+		nodes: [node],
+		connections: {},
+		active: false,
+		activeVersionId: null,
+		isArchived: false,
+		createdAt: new Date(),
+		updatedAt: new Date(),
+	} as never);
+	let resolveRun: (run: IRun) => void = () => {};
+	const finished = new Promise<IRun>((resolve) => (resolveRun = resolve));
+	hooks.addHandler('workflowExecuteAfter', (run) => resolveRun(run));
+	const additionalData = additionalDataFor(credentialsHelper, hooks);
+	const runExecutionData: IRunExecutionData = {
+		version: 1,
+		startData: {},
+		resultData: { runData: {} },
+		executionData: {
+			contextData: {},
+			metadata: {},
+			waitingExecution: {},
+			waitingExecutionSource: null,
+			nodeExecutionStack: [
+				{
+					node,
+					data: { main: [(options.items ?? [{}]).map((json) => ({ json }))] },
+					source: null,
+				},
+			],
+		},
+	} as IRunExecutionData;
+	const execution = new WorkflowExecute(additionalData, options.mode ?? 'manual', runExecutionData);
+	const running = execution.processRunExecutionData(workflow);
+	options.onStart?.({ cancel: () => running.cancel() });
+	await running.catch(() => undefined);
+	const run = await finished;
+	const task = run.data.resultData.runData[NODE_NAME]?.[0];
+	const items = task?.data?.main?.[0] ?? [];
+	return {
+		items,
+		json: items.map((item) => item.json),
+		error: (task?.error ?? run.data.resultData.error) as RunNodeResult['error'],
+		run,
+		sent: credentialsHelper.sent,
+	};
+}
