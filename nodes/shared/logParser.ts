@@ -1,0 +1,411 @@
+/**
+ * Parser for the `log` text of a finished job (grammar: docs/log-format.md).
+ *
+ * Pure and tolerant: no I/O, never throws, and every input line ends up somewhere in the
+ * result (an entry, a table row, an entry's `extraLines`, or `unknownLines`).
+ */
+
+export interface JobLogEntry {
+	time: string;
+	thread: string;
+	level: string;
+	message: string;
+	/** Header row first, cells unescaped. */
+	table?: string[][];
+	/** Continuation lines that are not table rows. */
+	extraLines?: string[];
+}
+
+export interface JobLogParameter {
+	name: string;
+	type: string;
+	value: string;
+}
+
+export interface JobLogNodePerformance {
+	nodeId: string;
+	node: string;
+	elapsedSeconds: number;
+	rows?: number;
+	rowsPerSecond?: number;
+}
+
+export interface JobLogStepResult {
+	step: string;
+	status: string;
+	runtime: string;
+	runtimeSeconds: number | null;
+}
+
+export interface JobLogTotal {
+	status: string;
+	runtime: string;
+	runtimeSeconds: number | null;
+}
+
+export interface JobLogFailure {
+	step: string;
+	kind: 'failed' | 'cancelled';
+	reason: string;
+}
+
+export interface ParsedJobLog {
+	entries: JobLogEntry[];
+	jobDetails: Record<string, string>;
+	executionDetails: Record<string, string>;
+	parameters: JobLogParameter[];
+	nodePerformance: JobLogNodePerformance[];
+	stepResults: JobLogStepResult[];
+	total: JobLogTotal | null;
+	failure: JobLogFailure | null;
+	completionMessage: string | null;
+	finalStatus: string | null;
+	unknownLines: string[];
+}
+
+// All regexes are anchored and use the `s` flag so that a stray \u2028 or lone \r inside a line
+// cannot make `.` stop early and the match fail.
+const NUM = '[+-]?\\d+(?:\\.\\d+)?(?:[eE][+-]?\\d+)?';
+const ENTRY_RE =
+	/^(\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?)[ \t]+\[([^\]]*)\][ \t]+([A-Z][A-Z0-9_]*)(?:[ \t]+(.*))?$/s;
+const JOB_DETAILS = 'Job execution details:';
+const EXECUTION_DETAILS = 'Execution details:';
+// Lazy node name: the first `): elapsed ` ends it (names may contain parentheses).
+const PERFORMANCE_RE = new RegExp(
+	`^Node[ \\t]+(\\S+)[ \\t]+\\((.*?)\\):[ \\t]+elapsed[ \\t]+(${NUM})[ \\t]*(?:seconds?|secs?|s)?` +
+		`(?:[ \\t]*,[ \\t]*rows[ \\t]+(${NUM})(?:[ \\t]*,[ \\t]*(${NUM})[ \\t]*rows/s)?)?\\s*$`,
+	's',
+);
+// Step ids are `Step <n>`; `\S+` (not `.+?`) keeps the match linear on long runs of spaces.
+const FAILURE_RE = /^(Step[ \t]+\S+)[ \t]+(failed|cancell?ed):[ \t]?(.*)$/is;
+const COMPLETION_MARK = ' finished with status ';
+// Applied to trimmed text only, so no two adjacent `\s*` can backtrack against each other.
+const SECONDS_RE = new RegExp(`^(${NUM})[ \\t]*(?:seconds?|secs?|s)?$`, 'i');
+const HMS_RE = /^(\d+):(\d{1,2}):(\d{1,2}(?:\.\d+)?)$/;
+
+const CODE_PIPE = 124; // |
+const CODE_BACKSLASH = 92; // \
+
+/** True for a string that contains at least one log entry line, i.e. parsing yields structure. */
+export function isParsableLog(value: unknown): value is string {
+	if (typeof value !== 'string' || value.length === 0) return false;
+	return /^\uFEFF?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?[ \t]+\[[^\]]*\][ \t]+[A-Z]/m.test(value);
+}
+
+/** Runtime text (`0.250 seconds`, `0.25`, `0:00:01`) to seconds; null when not a number. */
+export function parseRuntimeSeconds(text: string): number | null {
+	text = text.trim();
+	const m = SECONDS_RE.exec(text);
+	if (m) {
+		const n = Number(m[1]);
+		return Number.isFinite(n) ? n : null;
+	}
+	const h = HMS_RE.exec(text);
+	if (h) {
+		const n = Number(h[1]) * 3600 + Number(h[2]) * 60 + Number(h[3]);
+		return Number.isFinite(n) ? n : null;
+	}
+	return null;
+}
+
+/** Sets a key without letting `__proto__` change the prototype of the result object. */
+function setKey(target: Record<string, string>, key: string, value: string): void {
+	if (key === '__proto__') {
+		Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+	} else {
+		target[key] = value;
+	}
+}
+
+/** `k=v, k=v` into `target`; a fragment without `=` is a value that contained `, ` after all. */
+function parseKeyValues(text: string, target: Record<string, string>): void {
+	const parts = text.split(', ');
+	let lastKey: string | null = null;
+	for (const part of parts) {
+		const eq = part.indexOf('=');
+		if (eq > 0) {
+			lastKey = part.slice(0, eq).trim();
+			setKey(target, lastKey, part.slice(eq + 1).trim());
+		} else if (lastKey !== null) {
+			setKey(target, lastKey, `${target[lastKey]}, ${part.trim()}`);
+		} else if (part.trim() !== '') {
+			lastKey = part.trim();
+			setKey(target, lastKey, '');
+		}
+	}
+}
+
+/** Strips the one padding space the grammar puts on each side of a cell. */
+function unpad(cell: string): string {
+	const start = cell.charCodeAt(0) === 32 ? 1 : 0;
+	const end = cell.length > start && cell.charCodeAt(cell.length - 1) === 32 ? cell.length - 1 : cell.length;
+	return start === 0 && end === cell.length ? cell : cell.slice(start, end);
+}
+
+/**
+ * Cells of a table row (`line` already known to start with `|` after indentation and end with `|`).
+ * Splits on unescaped `|` and unescapes `\\`, `\|`, `\n`; other backslashes are kept as written.
+ */
+function parseRow(line: string, open: number, close: number): string[] {
+	const backslash = line.indexOf('\\', open + 1);
+	// Fast path: no escapes, so slice each cell straight out of the line (one string per cell).
+	if (backslash === -1 || backslash > close) {
+		const cells: string[] = [];
+		let from = open + 1;
+		while (from <= close) {
+			let to = line.indexOf('|', from);
+			if (to === -1 || to > close) to = close;
+			let a = from;
+			let b = to;
+			if (line.charCodeAt(a) === 32 && a < b) a++;
+			if (line.charCodeAt(b - 1) === 32 && b > a) b--;
+			cells.push(line.slice(a, b));
+			from = to + 1;
+		}
+		return cells;
+	}
+	const inner = line.slice(open + 1, close);
+	const cells: string[] = [];
+	let pieces: string[] = [];
+	let from = 0;
+	for (let i = 0; i < inner.length; i++) {
+		const c = inner.charCodeAt(i);
+		if (c === CODE_PIPE) {
+			pieces.push(inner.slice(from, i));
+			cells.push(pieces.join(''));
+			pieces = [];
+			from = i + 1;
+		} else if (c === CODE_BACKSLASH && i + 1 < inner.length) {
+			const next = inner.charCodeAt(i + 1);
+			if (next === CODE_BACKSLASH || next === CODE_PIPE || next === 110 /* n */) {
+				pieces.push(inner.slice(from, i), next === 110 ? '\n' : inner[i + 1]);
+				i++;
+				from = i + 1;
+			}
+		}
+	}
+	pieces.push(inner.slice(from));
+	cells.push(pieces.join(''));
+	// Unpad the raw text only: an escaped trailing space does not exist, so unpadding after is safe.
+	for (let i = 0; i < cells.length; i++) cells[i] = unpad(cells[i]);
+	return cells;
+}
+
+/**
+ * Position of the closing `|` if `line` is a table row (indentation, `|`, ..., unescaped `|`,
+ * optional trailing whitespace), else -1. `open` is the index of the first `|`.
+ */
+function rowClose(line: string, open: number): number {
+	let end = line.length - 1;
+	while (end > open && (line.charCodeAt(end) === 32 || line.charCodeAt(end) === 9)) end--;
+	if (end <= open || line.charCodeAt(end) !== CODE_PIPE) return -1;
+	// The closing pipe must not be escaped: count the backslashes just before it.
+	let slashes = 0;
+	for (let i = end - 1; i > open && line.charCodeAt(i) === CODE_BACKSLASH; i--) slashes++;
+	return slashes % 2 === 0 ? end : -1;
+}
+
+/** Index of the first `|` when the line is only indentation before it, else -1. */
+function rowOpen(line: string): number {
+	let i = 0;
+	while (i < line.length && (line.charCodeAt(i) === 32 || line.charCodeAt(i) === 9)) i++;
+	return i < line.length && line.charCodeAt(i) === CODE_PIPE ? i : -1;
+}
+
+function normaliseHeader(cells: string[]): string[] {
+	return cells.map((c) => c.trim().toLowerCase());
+}
+
+function emptyResult(): ParsedJobLog {
+	return {
+		entries: [],
+		jobDetails: {},
+		executionDetails: {},
+		parameters: [],
+		nodePerformance: [],
+		stepResults: [],
+		total: null,
+		failure: null,
+		completionMessage: null,
+		finalStatus: null,
+		unknownLines: [],
+	};
+}
+
+/** Feeds a finished table into the structured fields when its header is one we know. */
+function collectTable(table: string[][], result: ParsedJobLog): void {
+	const header = normaliseHeader(table[0]);
+	const name = header.indexOf('name');
+	const type = header.indexOf('type');
+	const value = header.indexOf('value');
+	if (name !== -1 && type !== -1 && value !== -1) {
+		for (let r = 1; r < table.length; r++) {
+			const row = table[r];
+			if (row.length <= Math.max(name, type, value)) continue;
+			result.parameters.push({ name: row[name], type: row[type], value: row[value] });
+		}
+		return;
+	}
+	const step = header.indexOf('step');
+	const status = header.indexOf('status');
+	const runtime = header.indexOf('runtime');
+	if (step !== -1 && status !== -1 && runtime !== -1) {
+		for (let r = 1; r < table.length; r++) {
+			const row = table[r];
+			if (row.length <= Math.max(step, status, runtime)) continue;
+			const runtimeText = row[runtime];
+			const runtimeSeconds = parseRuntimeSeconds(runtimeText);
+			if (row[step].trim().toLowerCase() === 'total') {
+				result.total = { status: row[status], runtime: runtimeText, runtimeSeconds };
+			} else {
+				result.stepResults.push({ step: row[step], status: row[status], runtime: runtimeText, runtimeSeconds });
+			}
+		}
+	}
+}
+
+function optionalNumber(text: string | undefined): number | undefined {
+	if (text === undefined) return undefined;
+	const n = Number(text);
+	return Number.isFinite(n) ? n : undefined;
+}
+
+/** Structured fields a single entry message carries (tables and continuation lines come later). */
+function classifyMessage(entry: JobLogEntry, result: ParsedJobLog): boolean {
+	const message = entry.message;
+	// Cheap first-character dispatch keeps unknown messages from running every regex.
+	switch (message.charCodeAt(0)) {
+		case 74: {
+			// J
+			if (message.startsWith(JOB_DETAILS)) {
+				parseKeyValues(message.slice(JOB_DETAILS.length), result.jobDetails);
+				return false;
+			}
+			// `Job <jobName> finished with status <STATUS> in <s> seconds`; indexOf, not a regex with
+			// `.+`, so a huge line cannot backtrack quadratically.
+			if (message.startsWith('Job ')) {
+				const at = message.lastIndexOf(COMPLETION_MARK);
+				if (at > 3 && message.slice(4, at).trim() !== '') {
+					const status = /^\S+/.exec(message.slice(at + COMPLETION_MARK.length).trimStart());
+					if (status) {
+						result.completionMessage = message.trim();
+						result.finalStatus = status[0];
+					}
+				}
+			}
+			return false;
+		}
+		case 69: {
+			// E
+			if (message.startsWith(EXECUTION_DETAILS)) {
+				parseKeyValues(message.slice(EXECUTION_DETAILS.length), result.executionDetails);
+			}
+			return false;
+		}
+		case 78: {
+			// N
+			const m = PERFORMANCE_RE.exec(message);
+			if (m) {
+				const elapsed = Number(m[3]);
+				if (!Number.isFinite(elapsed)) return false;
+				const perf: JobLogNodePerformance = { nodeId: m[1], node: m[2], elapsedSeconds: elapsed };
+				const rows = optionalNumber(m[4]);
+				if (rows !== undefined) perf.rows = rows;
+				const rate = optionalNumber(m[5]);
+				if (rate !== undefined) perf.rowsPerSecond = rate;
+				result.nodePerformance.push(perf);
+			}
+			return false;
+		}
+		case 83:
+		case 115: {
+			// S / s
+			if (result.failure !== null) return false;
+			const m = FAILURE_RE.exec(message);
+			if (m) {
+				const kind = m[2].toLowerCase() === 'failed' ? 'failed' : 'cancelled';
+				result.failure = { step: m[1], kind, reason: m[3].trim() };
+				return true;
+			}
+			return false;
+		}
+		default:
+			return false;
+	}
+}
+
+/** Parses a job log. Never throws; lines it cannot classify are kept, not dropped. */
+export function parseJobLog(log: string): ParsedJobLog {
+	const result = emptyResult();
+	if (typeof log !== 'string' || log.length === 0) return result;
+	try {
+		parseInto(log, result);
+	} catch {
+		// Defensive only: the parser has no known throwing path, but a log must never fail an item.
+		return salvage(log);
+	}
+	return result;
+}
+
+/** Fallback result that still keeps every line. */
+function salvage(log: string): ParsedJobLog {
+	const result = emptyResult();
+	result.unknownLines = log.split('\n');
+	return result;
+}
+
+function parseInto(log: string, result: ParsedJobLog): void {
+	if (log.charCodeAt(0) === 0xfeff) log = log.slice(1);
+	if (log === '') return;
+	const lines = log.split('\n');
+	// A terminating newline does not start another line.
+	if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+
+	const { entries, unknownLines } = result;
+	let current: JobLogEntry | null = null;
+	let failureEntry: JobLogEntry | null = null;
+
+	for (let i = 0; i < lines.length; i++) {
+		let line = lines[i];
+		if (line.charCodeAt(line.length - 1) === 13) line = line.slice(0, -1);
+
+		// Entries start with a digit; checking it first keeps the regex off most other lines.
+		const first = line.charCodeAt(0);
+		if (first >= 48 && first <= 57) {
+			const m = ENTRY_RE.exec(line);
+			if (m) {
+				current = { time: m[1], thread: m[2], level: m[3], message: m[4] ?? '' };
+				entries.push(current);
+				if (classifyMessage(current, result)) failureEntry = current;
+				continue;
+			}
+		}
+
+		if (current === null) {
+			unknownLines.push(line);
+			continue;
+		}
+
+		const open = rowOpen(line);
+		if (open !== -1) {
+			const close = rowClose(line, open);
+			if (close !== -1) {
+				const row = parseRow(line, open, close);
+				if (current.table) current.table.push(row);
+				else current.table = [row];
+				continue;
+			}
+		}
+
+		if (current.extraLines) current.extraLines.push(line);
+		else current.extraLines = [line];
+	}
+
+	for (const entry of entries) {
+		if (entry.table) collectTable(entry.table, result);
+	}
+	// A multi-line reason continues on the lines after the failure entry.
+	if (failureEntry?.extraLines && result.failure) {
+		result.failure.reason = [result.failure.reason, ...failureEntry.extraLines].join('\n').trim();
+	}
+}

@@ -1,0 +1,16 @@
+// Public surface of the reference server (tests, benchmarks, demos).
+export { startReferenceServer, MAX_BODY_BYTES } from './httpServer';
+export type { NativeAuth, ReferenceServer, ReferenceServerOptions, ServerStats } from './httpServer';
+export { ManualClock, systemClock, DEFAULT_MANUAL_START } from './clock';
+export type { Clock } from './clock';
+export { CatalogIndex, CatalogError, defaultCatalog, deriveUuid, flowNameFromFile, isUuid, loadCatalogFile, validateCatalog } from './catalog';
+export type { Catalog, CatalogFlow, Outcome, ResolvedFlow } from './catalog';
+export { JobStore, LIST_CAP } from './jobStore';
+export type { ExecutionStatus, JobParameter, JobStatus, ListFilter, StoredJob } from './jobStore';
+export { buildJobLog, escapeCell, planNodes } from './jobLog';
+export { formatElapsed, formatRuntime, formatSeconds, formatTimestamp } from './formats';
+export { handleNative } from './nativeRoutes';
+export type { FlowRef, NativeContext, NativeRequest, NativeResponse, StatusFilterForm } from './nativeRoutes';
+export { handleRelay, parseEndpoint, RELAY_401 } from './relay';
+export { DataFileError, loadDataFile } from './persistence';
+export { parseArgs, runCli, USAGE } from './main';

@@ -1,0 +1,172 @@
+// Writes the `log` of a finished job in the grammar of docs/log-format.md (the nodes parse it).
+import { createHash } from 'crypto';
+
+import type { Outcome } from './catalog';
+import { formatSeconds, formatTimestamp } from './formats';
+
+export interface LogParameter {
+	name: string;
+	type: string;
+	value: string;
+}
+
+export interface LogInput {
+	jobId: string;
+	jobName: string;
+	flowId: string;
+	flowName: string;
+	flowFileName: string;
+	notificationEnabled: boolean;
+	parameters: LogParameter[];
+	steps: number;
+	stepMs: number;
+	outcome: Outcome;
+	startTime: number;
+	nodes?: string[];
+	reason?: string;
+}
+
+export interface PlannedNode {
+	id: string;
+	name: string;
+}
+
+const GENERATED_NODE_NAMES = [
+	'Read input',
+	'Filter rows',
+	'Lookup (reference data)',
+	'Derive columns',
+	'Aggregate',
+	'Sort',
+	'Deduplicate',
+	'Write output',
+];
+
+// Small deterministic PRNG (mulberry32) seeded from a text.
+export function seededRandom(seedText: string): () => number {
+	let a = createHash('sha256').update(seedText).digest().readUInt32LE(0);
+	return () => {
+		a = (a + 0x6d2b79f5) >>> 0;
+		let t = a;
+		t = Math.imul(t ^ (t >>> 15), t | 1);
+		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+	};
+}
+
+// The node layout depends on the flow only (same flow, same nodes); rows depend on the job.
+export function planNodes(flowId: string, steps: number, names?: string[]): PlannedNode[][] {
+	const rnd = seededRandom(`nodes:${flowId}:${steps}`);
+	const pool = names && names.length > 0 ? names : GENERATED_NODE_NAMES;
+	const plan: PlannedNode[][] = [];
+	let n = 0;
+	for (let s = 0; s < steps; s++) {
+		const count = 1 + Math.floor(rnd() * 3);
+		const step: PlannedNode[] = [];
+		for (let k = 0; k < count; k++) {
+			step.push({ id: `node_${n + 1}`, name: pool[n % pool.length] });
+			n++;
+		}
+		plan.push(step);
+	}
+	return plan;
+}
+
+// Cell escaping of the grammar: `\` -> `\\`, `|` -> `\|`, line break -> `\n`.
+export function escapeCell(text: string): string {
+	return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r\n|\r|\n/g, '\\n');
+}
+
+// Messages are one line.
+function oneLine(text: string): string {
+	return text.replace(/\r\n|\r|\n/g, ' ');
+}
+
+// key=value values never contain `, ` (the pairs' separator).
+function kv(text: string): string {
+	return oneLine(text).replace(/, /g, ',');
+}
+
+function row(cells: string[]): string {
+	return `  | ${cells.map(escapeCell).join(' | ')} |`;
+}
+
+export function buildJobLog(job: LogInput): string {
+	const lines: string[] = [];
+	const start = job.startTime;
+	const end = start + job.steps * job.stepMs;
+	let last = start;
+	// Timestamps never go backwards and never pass the end time.
+	const at = (t: number) => {
+		last = Math.min(end, Math.max(last, t));
+		return formatTimestamp(last);
+	};
+	const entry = (t: number, thread: string, level: string, message: string) => {
+		lines.push(`${at(t)} [${thread}] ${level} ${oneLine(message)}`);
+	};
+
+	entry(
+		start,
+		'main',
+		'INFO',
+		`Job execution details: jobId=${job.jobId}, jobName=${kv(job.jobName)}, jobType=RUNPROFILE, notificationEnabled=${job.notificationEnabled}`,
+	);
+	entry(
+		start + 1,
+		'main',
+		'INFO',
+		`Execution details: flowId=${job.flowId}, flowName=${kv(job.flowName)}, type=FLOW, runItem=${kv(job.flowFileName)}`,
+	);
+	if (job.parameters.length > 0) {
+		entry(start + 2, 'main', 'INFO', 'Parameter set:');
+		lines.push(row(['Name', 'Type', 'Value']));
+		for (const p of job.parameters) lines.push(row([p.name, p.type, p.value]));
+	}
+
+	const plan = planNodes(job.flowId, job.steps, job.nodes);
+	const rnd = seededRandom(`rows:${job.jobId}`);
+	const failing = job.outcome !== 'COMPLETED';
+	let failedNode: PlannedNode | undefined;
+	for (let s = 0; s < job.steps; s++) {
+		const stepStart = start + s * job.stepMs;
+		const nodes = plan[s];
+		// Split the step's time between its nodes; the last node ends with the step.
+		const weights = nodes.map(() => 1 + rnd());
+		const sum = weights.reduce((a, b) => a + b, 0);
+		let used = 0;
+		nodes.forEach((node, k) => {
+			const elapsed = k === nodes.length - 1 ? job.stepMs - used : Math.floor((job.stepMs * weights[k]) / sum);
+			used += elapsed;
+			const hasRows = rnd() < 0.6;
+			const rows = 100 + Math.floor(rnd() * 49900);
+			const isLastStep = s === job.steps - 1;
+			// In a failing job, the last node of the last step is the one that fails (no performance line).
+			if (failing && isLastStep && k === nodes.length - 1) {
+				failedNode = node;
+				return;
+			}
+			let message = `Node ${node.id} (${node.name}): elapsed ${formatSeconds(elapsed)} seconds`;
+			if (hasRows && elapsed > 0) message += `, rows ${rows}, ${(rows / (elapsed / 1000)).toFixed(2)} rows/s`;
+			entry(stepStart + used, 'worker-1', 'PERFORMANCE', message);
+		});
+	}
+
+	if (job.outcome === 'ERROR') {
+		const node = failedNode as PlannedNode;
+		const reason = job.reason ?? 'node raised an error';
+		entry(end, 'worker-1', 'INFO', `Step ${job.steps} failed: Node ${node.id} (${node.name}) failed: ${reason}`);
+	} else if (job.outcome === 'CANCELLED') {
+		entry(end, 'main', 'INFO', `Step ${job.steps} cancelled: ${job.reason ?? 'cancelled by user'}`);
+	}
+
+	entry(end, 'main', 'INFO', 'Execution results:');
+	lines.push(row(['Step', 'Status', 'Runtime']));
+	for (let s = 1; s <= job.steps; s++) {
+		const status = s === job.steps ? job.outcome : 'COMPLETED';
+		lines.push(row([`Step ${s}`, status, `${formatSeconds(job.stepMs)} seconds`]));
+	}
+	const total = `${formatSeconds(end - start)} seconds`;
+	lines.push(row(['Total', job.outcome, total]));
+	entry(end, 'main', 'INFO', `Job ${job.jobName} finished with status ${job.outcome} in ${total}`);
+	return lines.join('\n');
+}
