@@ -6,6 +6,7 @@
  */
 import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
 import {
+	createRunExecutionData,
 	ICredentialsHelper,
 	NodeHelpers,
 	Workflow,
@@ -212,15 +213,8 @@ export async function runActionNode(options: RunNodeOptions): Promise<RunNodeRes
 	const finished = new Promise<IRun>((resolve) => (resolveRun = resolve));
 	hooks.addHandler('workflowExecuteAfter', (run) => resolveRun(run));
 	const additionalData = additionalDataFor(credentialsHelper, hooks);
-	const runExecutionData: IRunExecutionData = {
-		version: 1,
-		startData: {},
-		resultData: { runData: {} },
+	const runExecutionData: IRunExecutionData = createRunExecutionData({
 		executionData: {
-			contextData: {},
-			metadata: {},
-			waitingExecution: {},
-			waitingExecutionSource: null,
 			nodeExecutionStack: [
 				{
 					node,
@@ -229,7 +223,7 @@ export async function runActionNode(options: RunNodeOptions): Promise<RunNodeRes
 				},
 			],
 		},
-	} as IRunExecutionData;
+	});
 	const execution = new WorkflowExecute(additionalData, options.mode ?? 'manual', runExecutionData);
 	const running = execution.processRunExecutionData(workflow);
 	options.onStart?.({ cancel: () => running.cancel() });

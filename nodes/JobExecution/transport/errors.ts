@@ -132,7 +132,10 @@ export function toNodeApiError(
 	// The error response carries only what was built above: never the request, its headers or the raw library error.
 	const response: JsonObject = { message, httpCode };
 	if (description) response.description = description;
-	return new NodeApiError(node, response, { message, description, httpCode, itemIndex });
+	const error = new NodeApiError(node, response, { message, description, httpCode, itemIndex });
+	// NodeApiError swaps messages of well-known network codes for generic ones; ours name the host and the job's fate.
+	error.message = message;
+	return error;
 }
 
 /** For loops that keep polling (the wait): is this thrown error worth another try later? */
