@@ -32,12 +32,15 @@ import type {
 import { JobExecutionApi } from '../../credentials/JobExecutionApi.credentials';
 import { JobExecutionRelayApi } from '../../credentials/JobExecutionRelayApi.credentials';
 import { JobExecution } from '../../nodes/JobExecution/JobExecution.node';
+import { JobExecutionTrigger } from '../../nodes/JobExecutionTrigger/JobExecutionTrigger.node';
 
 export const PACKAGE = 'n8n-nodes-job-execution';
 export const ACTION_NODE_TYPE = `${PACKAGE}.jobExecution`;
+export const TRIGGER_NODE_TYPE = `${PACKAGE}.jobExecutionTrigger`;
 
 export const nodeClasses: Record<string, INodeType> = {
 	[ACTION_NODE_TYPE]: new JobExecution(),
+	[TRIGGER_NODE_TYPE]: new JobExecutionTrigger(),
 };
 
 export const credentialTypes: Record<string, ICredentialType> = {

@@ -5,12 +5,15 @@
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type Fault = { status: number; body?: string } | 'drop';
+/** What the front does with one request: answer with a status, drop the connection, or forward it. */
+export type Fault = { status: number; body?: string } | 'drop' | 'pass';
 
 export interface FaultyFront {
 	url: string;
 	/** Requests received, by method. */
 	received: Record<string, number>;
+	/** Queues more faults for the next requests (requests beyond the queue are forwarded). */
+	inject(faults: Fault[]): void;
 	close(): Promise<void>;
 }
 
@@ -25,7 +28,7 @@ export async function startFaultyFront(target: string, faults: Fault[]): Promise
 			req.socket.destroy();
 			return;
 		}
-		if (fault) {
+		if (fault && fault !== 'pass') {
 			req.resume();
 			res.writeHead(fault.status, { 'content-type': 'text/plain' });
 			res.end(fault.body ?? '');
@@ -45,6 +48,7 @@ export async function startFaultyFront(target: string, faults: Fault[]): Promise
 	return {
 		url: `http://127.0.0.1:${port}`,
 		received,
+		inject: (more) => queue.push(...more),
 		close: () =>
 			new Promise<void>((resolve) => {
 				server.closeAllConnections();

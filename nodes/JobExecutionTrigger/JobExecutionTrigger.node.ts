@@ -1,0 +1,232 @@
+import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	IPollFunctions,
+} from 'n8n-workflow';
+
+import { authenticationField, JOB_STATUS_OPTIONS } from '../JobExecution/actions/common.descriptions';
+import { asJobArray, formatJob } from '../JobExecution/helpers/jobOutput';
+import { settle } from '../JobExecution/helpers/settle';
+import type { CredentialType, ResolvedConnection } from '../JobExecution/transport';
+import { apiRequest, getConnection, jobsPath, NATIVE_CREDENTIAL, RELAY_CREDENTIAL } from '../JobExecution/transport';
+import { computeEvents, jobsToReadIndividually, loadState, normalizeStatus, toMillis } from './jobStatusTracker';
+import type { JobEvent, JobSnapshot, TrackerOptions } from './jobStatusTracker';
+
+/** Individual reads of tracked jobs that fell off both capped lists, per poll; the rest wait for the next poll. */
+const DEFAULT_MAX_INDIVIDUAL_READS = 25;
+/** Stop individual reads when this share of the engine's poll budget is spent. */
+const BUDGET_SHARE = 0.5;
+
+export class JobExecutionTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Job Execution Trigger',
+		name: 'jobExecutionTrigger',
+		icon: { light: 'file:../JobExecution/jobExecution.svg', dark: 'file:../JobExecution/jobExecution.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle: '={{ $parameter["triggerOn"] === "anyChange" ? "Any status change" : "Job status changes" }}',
+		description: 'Starts the workflow when a job of the Job Execution Service changes status',
+		defaults: { name: 'Job Execution Trigger' },
+		polling: true,
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [
+			{ name: NATIVE_CREDENTIAL, required: true, displayOptions: { show: { authentication: [NATIVE_CREDENTIAL] } } },
+			{ name: RELAY_CREDENTIAL, required: true, displayOptions: { show: { authentication: [RELAY_CREDENTIAL] } } },
+		],
+		properties: [
+			authenticationField,
+			{
+				displayName: 'Trigger On',
+				name: 'triggerOn',
+				type: 'options',
+				default: 'statuses',
+				options: [
+					{ name: 'Jobs Reaching a Status', value: 'statuses', description: 'Fire when a job reaches one of the statuses below' },
+					{ name: 'Any Status Change', value: 'anyChange', description: 'Fire on every new job and every status change' },
+				],
+			},
+			{
+				displayName: 'Statuses to Watch',
+				name: 'statuses',
+				type: 'multiOptions',
+				default: ['COMPLETED', 'ERROR', 'CANCELLED'],
+				options: JOB_STATUS_OPTIONS,
+				displayOptions: { show: { triggerOn: ['statuses'] } },
+			},
+			{
+				displayName: 'Start From',
+				name: 'startFrom',
+				type: 'options',
+				default: 'now',
+				options: [
+					{
+						name: 'Changes From Now On',
+						value: 'now',
+						description: 'The first poll after activation only records the jobs that exist',
+					},
+					{
+						name: 'Include Existing Jobs',
+						value: 'existing',
+						description: 'The first poll also fires for the jobs already listed (up to 100 active and 100 finished)',
+					},
+				],
+			},
+			{
+				displayName: 'Filters',
+				name: 'filters',
+				type: 'collection',
+				placeholder: 'Add Filter',
+				default: {},
+				options: [
+					{ displayName: 'Flow Name', name: 'flowName', type: 'string', default: '', description: 'Only jobs of this flow (exact name)' },
+					{ displayName: 'Run Profile', name: 'runProfileName', type: 'string', default: '', description: 'Only jobs of this run profile (exact name)' },
+				],
+			},
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add Option',
+				default: {},
+				options: [
+					{
+						displayName: 'Parse Log',
+						name: 'parseLog',
+						type: 'boolean',
+						default: false,
+						description: 'Whether to add logParsed beside the raw log of finished jobs',
+					},
+					{
+						displayName: 'Max Individual Reads per Poll',
+						name: 'maxIndividualReads',
+						type: 'number',
+						typeOptions: { minValue: 1, maxValue: 500 },
+						default: DEFAULT_MAX_INDIVIDUAL_READS,
+						description:
+							'Tracked jobs that no longer appear in the service’s lists (capped at 100) are read one by one, at most this many per poll',
+					},
+				],
+			},
+		],
+	};
+
+	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+		const connection = await getConnection.call(this, this.getNodeParameter('authentication') as CredentialType);
+		const tracker = trackerOptions(this);
+		const options = this.getNodeParameter('options', {}) as IDataObject;
+		// Active first, history second: a job ending in between shows up twice (never zero times).
+		const active = await listJobs(this, connection, 'active');
+		const history = await listJobs(this, connection, 'history');
+
+		if (this.getMode() === 'manual') return [testEvent(this, tracker, active, history, options)];
+
+		const staticData = this.getWorkflowStaticData('node');
+		const state = loadState(staticData.tracker);
+		const budgetEnds = Date.now() + this.getPollBudgetMs() * BUDGET_SHARE;
+		const maxReads = Number(options.maxIndividualReads ?? DEFAULT_MAX_INDIVIDUAL_READS);
+		const individual: JobSnapshot[] = [];
+		const notFound: string[] = [];
+		for (const id of jobsToReadIndividually(state, active, history, maxReads)) {
+			if (Date.now() > budgetEnds) break;
+			const read = await settle(apiRequest.call(this, connection, { method: 'GET', path: jobsPath(id) }));
+			if (read.ok) {
+				const job = asSnapshot(read.value.body);
+				if (job) individual.push(job);
+				continue;
+			}
+			// The service answers 400 for an unknown job; the tracker forgets a job only after repeated misses.
+			if ((read.error as { httpCode?: string }).httpCode === '400') {
+				notFound.push(id);
+				continue;
+			}
+			throw read.error;
+		}
+
+		const { events, state: next } = computeEvents(state, { active, history, individual, notFound }, tracker);
+		// Stored only now: a poll that failed above leaves the previous state, so nothing is lost or repeated.
+		staticData.tracker = next as unknown as IDataObject;
+		if (events.length === 0) return null;
+		return [events.map((event) => ({ json: eventJson(event, options) }))];
+	}
+}
+
+function trackerOptions(context: IPollFunctions): TrackerOptions {
+	const filters = context.getNodeParameter('filters', {}) as IDataObject;
+	const triggerOn = context.getNodeParameter('triggerOn', 'statuses') as string;
+	return {
+		watch: triggerOn === 'anyChange' ? 'anyChange' : (context.getNodeParameter('statuses', []) as string[]),
+		flowName: String(filters.flowName ?? '').trim() || undefined,
+		runProfileName: String(filters.runProfileName ?? '').trim() || undefined,
+		startFrom: context.getNodeParameter('startFrom', 'now') === 'existing' ? 'existing' : 'now',
+	};
+}
+
+async function listJobs(
+	context: IPollFunctions,
+	connection: ResolvedConnection,
+	filter: 'active' | 'history',
+): Promise<JobSnapshot[]> {
+	const { body } = await apiRequest.call(context, connection, { method: 'GET', path: jobsPath(), query: { filter } });
+	const jobs = asJobArray(body);
+	if (!jobs) throw new NodeOperationError(context.getNode(), `The service answered the ${filter} job list with no list`);
+	return jobs.map(asSnapshot).filter((job): job is JobSnapshot => job !== undefined);
+}
+
+function asSnapshot(value: unknown): JobSnapshot | undefined {
+	if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+	const job = value as IDataObject;
+	if (typeof job.id !== 'string' || job.id === '') return undefined;
+	return { ...job, id: job.id, executionStatus: String(job.executionStatus ?? '') };
+}
+
+function eventJson(event: JobEvent, options: IDataObject): IDataObject {
+	return {
+		...formatJob(event.job as IDataObject, { parseLog: options.parseLog === true }),
+		event: event.event,
+		previousStatus: event.previousStatus,
+		skippedStatuses: event.skippedStatuses,
+	};
+}
+
+/** "Fetch test event": the most recent matching job, with the same filters, and no state written. */
+function testEvent(
+	context: IPollFunctions,
+	tracker: TrackerOptions,
+	active: JobSnapshot[],
+	history: JobSnapshot[],
+	options: IDataObject,
+): INodeExecutionData[] {
+	const watch = tracker.watch;
+	const matching = [...active, ...history].filter(
+		(job) =>
+			(watch === 'anyChange' || watch.includes(normalizeStatus(job.executionStatus))) &&
+			(!tracker.flowName || job.flowName === tracker.flowName) &&
+			(!tracker.runProfileName || job.runProfileName === tracker.runProfileName),
+	);
+	const latest = matching.sort((a, b) => recency(b) - recency(a))[0];
+	if (!latest) {
+		const statuses = watch === 'anyChange' ? 'any status' : watch.join(', ') || 'no status';
+		const filters = [tracker.flowName && `flow "${tracker.flowName}"`, tracker.runProfileName && `run profile "${tracker.runProfileName}"`]
+			.filter(Boolean)
+			.join(' and ');
+		throw new NodeOperationError(context.getNode(), 'No job matches the trigger settings yet', {
+			description: `Checked ${active.length} active and ${history.length} finished jobs: none is in ${statuses}${filters ? ` with ${filters}` : ''}. Submit a job, or widen Statuses to Watch and Filters.`,
+		});
+	}
+	return [
+		{
+			json: eventJson(
+				{ job: latest, event: 'newJob', status: normalizeStatus(latest.executionStatus), previousStatus: null, skippedStatuses: [] },
+				options,
+			),
+		},
+	];
+}
+
+function recency(job: JobSnapshot): number {
+	return toMillis(job.endTime) ?? toMillis(job.startTime) ?? toMillis(job.currentStepStartTime) ?? 0;
+}

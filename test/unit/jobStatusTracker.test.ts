@@ -1,0 +1,880 @@
+import {
+	computeEvents,
+	DEFAULT_TERMINAL_WINDOW,
+	emptyState,
+	jobsToReadIndividually,
+	loadState,
+	MAX_MISSES,
+	toMillis,
+} from '../../nodes/JobExecutionTrigger/jobStatusTracker';
+import type {
+	JobEvent,
+	JobSnapshot,
+	Observation,
+	TrackerOptions,
+	TrackerState,
+} from '../../nodes/JobExecutionTrigger/jobStatusTracker';
+
+const T0 = 1_763_700_000_000;
+const TERMINAL = new Set(['COMPLETED', 'ERROR', 'CANCELLED']);
+
+const anyChange: TrackerOptions = { watch: 'anyChange', startFrom: 'now' };
+
+function job(id: string, executionStatus: string, extra: Record<string, unknown> = {}): JobSnapshot {
+	return {
+		id,
+		executionStatus,
+		flowName: 'flowA',
+		runProfileName: 'p1',
+		startTime: executionStatus === 'QUEUED' ? null : T0,
+		endTime: TERMINAL.has(executionStatus) ? T0 + 1000 : null,
+		...extra,
+	};
+}
+
+function obs(partial: Partial<Observation>): Observation {
+	return { active: [], history: [], individual: [], notFound: [], ...partial };
+}
+
+/** A state after a 'now' baseline of the given jobs. */
+function baseline(jobs: JobSnapshot[], options: Partial<TrackerOptions> = {}): TrackerState {
+	const active = jobs.filter((j) => !TERMINAL.has(j.executionStatus));
+	const history = jobs.filter((j) => TERMINAL.has(j.executionStatus));
+	return computeEvents(emptyState(), obs({ active, history }), { ...anyChange, ...options }).state;
+}
+
+function doneIds(state: TrackerState): string[] {
+	return state.done.map(([id]) => id);
+}
+
+function brief(events: JobEvent[]): string[] {
+	return events.map(
+		(e) => `${e.job.id}:${e.event}:${e.previousStatus ?? '-'}>${e.status}${e.skippedStatuses.length ? `[${e.skippedStatuses.join(',')}]` : ''}`,
+	);
+}
+
+function deepFreeze<T>(value: T): T {
+	if (typeof value === 'object' && value !== null) {
+		for (const inner of Object.values(value)) deepFreeze(inner);
+		Object.freeze(value);
+	}
+	return value;
+}
+
+/** mulberry32: small seeded PRNG so the property test is reproducible. */
+function prng(seed: number): () => number {
+	let a = seed >>> 0;
+	return () => {
+		a = (a + 0x6d2b79f5) >>> 0;
+		let t = a;
+		t = Math.imul(t ^ (t >>> 15), t | 1);
+		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+	};
+}
+
+function uuid(n: number): string {
+	return `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
+}
+
+describe('merging the three sources', () => {
+	const cases: Array<{ name: string; tracked: JobSnapshot[]; observation: Observation; expected: string[] }> = [
+		{
+			name: 'job on active then history (finished in between): the furthest status wins',
+			tracked: [job('a', 'QUEUED')],
+			observation: obs({ active: [job('a', 'RUNNING')], history: [job('a', 'COMPLETED')] }),
+			expected: ['a:statusChanged:QUEUED>COMPLETED[RUNNING]'],
+		},
+		{
+			name: 'an individual read behind the lists does not win',
+			tracked: [job('a', 'QUEUED')],
+			observation: obs({ history: [job('a', 'ERROR')], individual: [job('a', 'RUNNING')] }),
+			expected: ['a:statusChanged:QUEUED>ERROR[RUNNING]'],
+		},
+		{
+			name: 'an individual read ahead of the lists wins',
+			tracked: [job('a', 'QUEUED')],
+			observation: obs({ active: [job('a', 'QUEUED')], individual: [job('a', 'RUNNING')] }),
+			expected: ['a:statusChanged:QUEUED>RUNNING'],
+		},
+		{
+			name: 'regression on a tracked job is ignored',
+			tracked: [job('a', 'RUNNING')],
+			observation: obs({ active: [job('a', 'QUEUED')] }),
+			expected: [],
+		},
+		{
+			name: 'a finished job seen running again is ignored',
+			tracked: [job('a', 'COMPLETED')],
+			observation: obs({ active: [job('a', 'RUNNING')] }),
+			expected: [],
+		},
+		{
+			name: 'a terminal status never changes to another terminal status',
+			tracked: [job('a', 'COMPLETED')],
+			observation: obs({ history: [job('a', 'ERROR')] }),
+			expected: [],
+		},
+		{
+			name: 'a new job listed twice fires once, with its furthest status',
+			tracked: [],
+			observation: obs({ active: [job('n', 'RUNNING')], history: [job('n', 'CANCELLED')] }),
+			expected: ['n:newJob:->CANCELLED'],
+		},
+		{
+			name: 'lower-case and padded statuses are normalised',
+			tracked: [job('a', 'QUEUED')],
+			observation: obs({ active: [job('a', ' running ')] }),
+			expected: ['a:statusChanged:QUEUED>RUNNING'],
+		},
+		{
+			name: 'items without a usable id are skipped, numeric ids are used as strings',
+			tracked: [],
+			observation: obs({
+				active: [
+					{ executionStatus: 'RUNNING' } as unknown as JobSnapshot,
+					null as unknown as JobSnapshot,
+					{ id: '', executionStatus: 'RUNNING' },
+					{ id: 7, executionStatus: 'RUNNING' } as unknown as JobSnapshot,
+				],
+			}),
+			expected: ['7:newJob:->RUNNING'],
+		},
+	];
+	it.each(cases)('$name', ({ tracked, observation, expected }) => {
+		const { events } = computeEvents(baseline(tracked), observation, anyChange);
+		expect(brief(events)).toEqual(expected);
+	});
+});
+
+describe('baseline (first poll)', () => {
+	const server = obs({
+		active: [job('q', 'QUEUED'), job('r', 'RUNNING', { flowName: 'flowB' })],
+		history: [job('c', 'COMPLETED'), job('e', 'ERROR')],
+	});
+	const cases: Array<{ name: string; options: TrackerOptions; expected: string[] }> = [
+		{ name: "'now' emits nothing", options: { watch: 'anyChange', startFrom: 'now' }, expected: [] },
+		{
+			name: "'existing' emits every job as newJob",
+			options: { watch: 'anyChange', startFrom: 'existing' },
+			expected: ['q:newJob:->QUEUED', 'r:newJob:->RUNNING', 'c:newJob:->COMPLETED', 'e:newJob:->ERROR'],
+		},
+		{
+			name: "'existing' emits only matching jobs",
+			options: { watch: ['RUNNING', 'COMPLETED'], flowName: 'flowA', startFrom: 'existing' },
+			expected: ['c:newJob:->COMPLETED'],
+		},
+	];
+	it.each(cases)('$name, records every job either way', ({ options, expected }) => {
+		const result = computeEvents(emptyState(), server, options);
+		expect(brief(result.events).sort()).toEqual([...expected].sort());
+		expect(result.state.initialized).toBe(true);
+		expect(Object.keys(result.state.open).sort()).toEqual(['q', 'r']);
+		expect(doneIds(result.state).sort()).toEqual(['c', 'e']);
+		// The same server seen again: nothing new.
+		expect(computeEvents(result.state, server, options).events).toEqual([]);
+	});
+
+	it('a failed baseline (state not stored) is simply taken again', () => {
+		const state = emptyState();
+		computeEvents(state, server, anyChange);
+		expect(state).toEqual(emptyState());
+		expect(computeEvents(state, server, { ...anyChange, startFrom: 'existing' }).events).toHaveLength(4);
+	});
+});
+
+describe('status changes of tracked jobs', () => {
+	const cases: Array<[from: string, to: string, expected: string[]]> = [
+		['QUEUED', 'RUNNING', ['a:statusChanged:QUEUED>RUNNING']],
+		['QUEUED', 'COMPLETED', ['a:statusChanged:QUEUED>COMPLETED[RUNNING]']],
+		['QUEUED', 'CANCELLED', ['a:statusChanged:QUEUED>CANCELLED[RUNNING]']],
+		['RUNNING', 'ERROR', ['a:statusChanged:RUNNING>ERROR']],
+		['RUNNING', 'RUNNING', []],
+		['RUNNING', 'QUEUED', []],
+		// Unknown statuses: active ones rank between QUEUED and RUNNING, with an endTime they are terminal.
+		['QUEUED', 'PAUSED', ['a:statusChanged:QUEUED>PAUSED']],
+		['PAUSED', 'RUNNING', ['a:statusChanged:PAUSED>RUNNING']],
+		['PAUSED', 'COMPLETED', ['a:statusChanged:PAUSED>COMPLETED[RUNNING]']],
+		['RUNNING', 'PAUSED', []],
+		['RUNNING', 'STOPPED', ['a:statusChanged:RUNNING>STOPPED']],
+	];
+	it.each(cases)('%s -> %s', (from, to, expected) => {
+		const state = baseline([job('a', from)]);
+		const seen = job('a', to, to === 'STOPPED' ? { endTime: T0 + 5 } : {});
+		const result = computeEvents(state, obs({ active: [seen] }), anyChange);
+		expect(brief(result.events)).toEqual(expected);
+		const terminal = TERMINAL.has(to) || to === 'STOPPED';
+		expect(Object.keys(result.state.open)).toEqual(terminal ? [] : ['a']);
+		expect(doneIds(result.state)).toEqual(terminal ? ['a'] : []);
+		// Seen once more: never fires again.
+		expect(computeEvents(result.state, obs({ active: [seen] }), anyChange).events).toEqual([]);
+	});
+
+	it('the stored status is the furthest one, so a later regression and recovery do not re-fire', () => {
+		let state = baseline([job('a', 'QUEUED')]);
+		const fired: string[] = [];
+		for (const status of ['RUNNING', 'QUEUED', 'RUNNING', 'COMPLETED', 'RUNNING', 'COMPLETED']) {
+			const result = computeEvents(state, obs({ active: [job('a', status)] }), anyChange);
+			fired.push(...brief(result.events));
+			state = result.state;
+		}
+		expect(fired).toEqual(['a:statusChanged:QUEUED>RUNNING', 'a:statusChanged:RUNNING>COMPLETED']);
+	});
+});
+
+describe('jobs not tracked', () => {
+	// Window of 2 with end times 100, 200, 300: 100 is evicted, horizon = 100 ms.
+	function withHorizon(): TrackerState {
+		const history = [100, 200, 300].map((t, i) => job(`old${i}`, 'COMPLETED', { endTime: 1e12 + t }));
+		const state = computeEvents(emptyState(), obs({ history }), { ...anyChange, terminalWindow: 2 }).state;
+		expect(state.horizon).toBe(1e12 + 100);
+		return state;
+	}
+	const cases: Array<{ name: string; seen: JobSnapshot; expected: string[] }> = [
+		{ name: 'terminal, ending after the horizon: new', seen: job('n', 'ERROR', { endTime: 1e12 + 101 }), expected: ['n:newJob:->ERROR'] },
+		{ name: 'terminal, ending at the horizon: old', seen: job('n', 'ERROR', { endTime: 1e12 + 100 }), expected: [] },
+		{ name: 'terminal, ending before the horizon: old', seen: job('n', 'COMPLETED', { endTime: 1e12 }), expected: [] },
+		{ name: 'the evicted job itself: old', seen: job('old0', 'COMPLETED', { endTime: 1e12 + 100 }), expected: [] },
+		{ name: 'terminal without endTime: new', seen: job('n', 'COMPLETED', { endTime: null }), expected: ['n:newJob:->COMPLETED'] },
+		{ name: 'active jobs ignore the horizon', seen: job('n', 'RUNNING', { startTime: 5 }), expected: ['n:newJob:->RUNNING'] },
+		{ name: 'queued', seen: job('n', 'QUEUED'), expected: ['n:newJob:->QUEUED'] },
+	];
+	it.each(cases)('$name', ({ seen, expected }) => {
+		const state = withHorizon();
+		const result = computeEvents(state, obs({ history: [seen] }), { ...anyChange, terminalWindow: 2 });
+		expect(brief(result.events)).toEqual(expected);
+		// Old jobs are not recorded again.
+		if (expected.length === 0) expect(result.state.done).toEqual(state.done);
+		expect(result.stats.ignoredOld).toBe(expected.length === 0 ? 1 : 0);
+	});
+});
+
+describe('tracked jobs that are not seen', () => {
+	it('a tracked job neither listed nor read stays as it is', () => {
+		const state = baseline([job('a', 'RUNNING'), job('b', 'QUEUED')]);
+		const result = computeEvents(state, obs({}), anyChange);
+		expect(result.events).toEqual([]);
+		expect(result.state.open.a.status).toBe('RUNNING');
+		expect(result.state.open.b.status).toBe('QUEUED');
+		expect(result.state.open.a.seen).toBe(state.open.a.seen);
+	});
+
+	const missCases: Array<{ name: string; polls: Array<'miss' | 'seen' | 'listedAndMiss' | 'nothing'>; kept: boolean; misses?: number }> = [
+		{ name: 'one miss: kept', polls: ['miss'], kept: true, misses: 1 },
+		{ name: 'two misses: kept', polls: ['miss', 'miss'], kept: true, misses: 2 },
+		{ name: 'three consecutive misses: dropped', polls: ['miss', 'miss', 'miss'], kept: false },
+		{ name: 'polls without a read do not reset the count', polls: ['miss', 'nothing', 'miss', 'nothing', 'miss'], kept: false },
+		{ name: 'being observed resets the count', polls: ['miss', 'miss', 'seen', 'miss', 'miss'], kept: true, misses: 2 },
+		{ name: 'a miss while listed in the same poll does not count', polls: ['miss', 'miss', 'listedAndMiss'], kept: true },
+	];
+	it.each(missCases)('$name', ({ polls, kept, misses }) => {
+		let state = baseline([job('a', 'RUNNING')]);
+		for (const poll of polls) {
+			const observation =
+				poll === 'miss'
+					? obs({ notFound: ['a'] })
+					: poll === 'seen'
+						? obs({ individual: [job('a', 'RUNNING')] })
+						: poll === 'listedAndMiss'
+							? obs({ active: [job('a', 'RUNNING')], notFound: ['a'] })
+							: obs({});
+			state = computeEvents(state, observation, anyChange).state;
+		}
+		expect('a' in state.open).toBe(kept);
+		if (kept) expect(state.open.a.misses).toBe(misses);
+		expect(MAX_MISSES).toBe(3);
+	});
+
+	it('notFound for ids that are not open is ignored', () => {
+		const state = baseline([job('c', 'COMPLETED')]);
+		const result = computeEvents(state, obs({ notFound: ['c', 'zzz', 'constructor'] }), anyChange);
+		expect(result.state.done).toEqual(state.done);
+		expect(result.state.open).toEqual({});
+	});
+});
+
+describe('emission filter (recording is independent)', () => {
+	const cases: Array<{ name: string; options: Partial<TrackerOptions>; fires: boolean }> = [
+		{ name: 'anyChange', options: { watch: 'anyChange' }, fires: true },
+		{ name: 'watched status', options: { watch: ['COMPLETED'] }, fires: true },
+		{ name: 'watched status in lower case', options: { watch: ['completed'] }, fires: true },
+		{ name: 'status not watched', options: { watch: ['ERROR', 'CANCELLED'] }, fires: false },
+		{ name: 'empty watch list', options: { watch: [] }, fires: false },
+		{ name: 'skipped status is not the current one', options: { watch: ['RUNNING'] }, fires: false },
+		{ name: 'flow matches', options: { flowName: 'flowA' }, fires: true },
+		{ name: 'flow differs', options: { flowName: 'flowB' }, fires: false },
+		{ name: 'flow is exact-match', options: { flowName: 'flowa' }, fires: false },
+		{ name: 'empty flow filter', options: { flowName: '' }, fires: true },
+		{ name: 'run profile matches', options: { runProfileName: 'p1' }, fires: true },
+		{ name: 'run profile differs', options: { runProfileName: 'p2' }, fires: false },
+		{ name: 'both match', options: { flowName: 'flowA', runProfileName: 'p1', watch: ['COMPLETED'] }, fires: true },
+	];
+	it.each(cases)('$name', ({ options, fires }) => {
+		const state = baseline([job('a', 'QUEUED')]);
+		const result = computeEvents(state, obs({ history: [job('a', 'COMPLETED')] }), { ...anyChange, ...options });
+		expect(result.events).toHaveLength(fires ? 1 : 0);
+		expect(doneIds(result.state)).toEqual(['a']);
+		expect(result.state.open).toEqual({});
+	});
+
+	it('changing the options never replays old events', () => {
+		const jobs = [job('a', 'RUNNING', { flowName: 'flowB' }), job('c', 'COMPLETED'), job('e', 'ERROR', { flowName: 'flowB' })];
+		let state = computeEvents(emptyState(), obs({ active: [jobs[0]], history: jobs.slice(1) }), {
+			watch: ['COMPLETED'],
+			flowName: 'flowA',
+			startFrom: 'existing',
+		}).state;
+		const optionSets: TrackerOptions[] = [
+			{ watch: 'anyChange', startFrom: 'existing' },
+			{ watch: ['ERROR', 'RUNNING'], flowName: 'flowB', startFrom: 'existing' },
+			{ watch: ['COMPLETED', 'ERROR', 'CANCELLED', 'RUNNING', 'QUEUED'], startFrom: 'now', terminalWindow: 1 },
+		];
+		for (const options of optionSets) {
+			const result = computeEvents(state, obs({ active: [jobs[0]], history: jobs.slice(1) }), options);
+			expect(result.events).toEqual([]);
+			state = result.state;
+		}
+	});
+});
+
+describe('the window of terminal ids', () => {
+	const cases: Array<{ name: string; endTimes: Array<number | null>; window: number; kept: string[]; horizon: number | null }> = [
+		{ name: 'under the window: nothing evicted', endTimes: [3e12, 1e12, 2e12], window: 3, kept: ['j0', 'j1', 'j2'], horizon: null },
+		{ name: 'the smallest endTimes are evicted', endTimes: [3e12, 1e12, 2e12, 4e12], window: 2, kept: ['j0', 'j3'], horizon: 2e12 },
+		{ name: 'null endTimes go first and do not raise the horizon', endTimes: [null, 5e12, 1e12], window: 2, kept: ['j1', 'j2'], horizon: null },
+		{ name: 'null endTimes never raise the horizon above real values', endTimes: [null, 5e12, 1e12], window: 1, kept: ['j1'], horizon: 1e12 },
+		{ name: 'seconds are converted to ms', endTimes: [1_763_700_000, 1_763_700_001_000], window: 1, kept: ['j1'], horizon: 1_763_700_000_000 },
+		{ name: 'ties are broken by id', endTimes: [7e12, 7e12, 7e12], window: 1, kept: ['j2'], horizon: 7e12 },
+	];
+	it.each(cases)('$name', ({ endTimes, window, kept, horizon }) => {
+		const history = endTimes.map((endTime, i) => job(`j${i}`, 'COMPLETED', { endTime }));
+		const result = computeEvents(emptyState(), obs({ history }), { ...anyChange, terminalWindow: window });
+		expect(doneIds(result.state).sort()).toEqual(kept);
+		expect(result.state.horizon).toBe(horizon);
+		expect(result.stats.evicted).toBe(endTimes.length - kept.length);
+		expect(result.stats.done).toBe(kept.length);
+	});
+
+	it('the horizon never moves backwards', () => {
+		let state = computeEvents(emptyState(), obs({ history: [job('x', 'COMPLETED', { endTime: 9e12 }), job('y', 'COMPLETED', { endTime: 9.5e12 })] }), {
+			...anyChange,
+			terminalWindow: 1,
+		}).state;
+		expect(state.horizon).toBe(9e12);
+		// A tracked job that finished long ago is recorded, then evicted at once: horizon stays.
+		state = computeEvents(baseline([job('late', 'RUNNING')]), obs({}), anyChange).state;
+		state = { ...state, horizon: 9e12, done: [['y', 9.5e12]] };
+		const result = computeEvents(state, obs({ individual: [job('late', 'COMPLETED', { endTime: 1e12 })] }), { ...anyChange, terminalWindow: 1 });
+		expect(brief(result.events)).toEqual(['late:statusChanged:RUNNING>COMPLETED']);
+		expect(result.state.horizon).toBe(9e12);
+		expect(result.state.done).toEqual([['y', 9.5e12]]);
+	});
+
+	const millis: Array<[unknown, number | null]> = [
+		[1_763_700_000_123, 1_763_700_000_123],
+		[1_763_700_000, 1_763_700_000_000],
+		['1763700000123', 1_763_700_000_123],
+		['1763700000', 1_763_700_000_000],
+		[null, null],
+		[undefined, null],
+		['', null],
+		['soon', null],
+		[Number.NaN, null],
+	];
+	it.each(millis)('toMillis(%p) = %p', (input, expected) => {
+		expect(toMillis(input)).toBe(expected);
+	});
+});
+
+describe('event order', () => {
+	it('by endTime (terminal) or startTime (active), then id; unknown times last', () => {
+		const state = baseline([]);
+		const result = computeEvents(
+			state,
+			obs({
+				active: [job('q2', 'QUEUED'), job('q1', 'QUEUED'), job('r', 'RUNNING', { startTime: T0 + 50 })],
+				history: [job('c2', 'COMPLETED', { endTime: T0 + 100 }), job('c1', 'COMPLETED', { endTime: T0 + 100 }), job('e', 'ERROR', { endTime: T0 + 10 })],
+			}),
+			anyChange,
+		);
+		expect(result.events.map((e) => e.job.id)).toEqual(['e', 'r', 'c1', 'c2', 'q1', 'q2']);
+	});
+});
+
+describe('purity', () => {
+	it('never mutates the state, the observation or the options', () => {
+		const state = deepFreeze(baseline([job('a', 'QUEUED'), job('b', 'RUNNING'), job('c', 'COMPLETED')]));
+		const observation = deepFreeze(
+			obs({ active: [job('n', 'RUNNING')], history: [job('a', 'COMPLETED')], individual: [job('b', 'RUNNING')], notFound: ['b'] }),
+		);
+		const options = deepFreeze<TrackerOptions>({ watch: ['COMPLETED'], startFrom: 'now', terminalWindow: 1 });
+		const snapshot = JSON.stringify(state);
+		const result = computeEvents(state, observation, options);
+		expect(JSON.stringify(state)).toBe(snapshot);
+		expect(result.state).not.toBe(state);
+		expect(result.state.open).not.toBe(state.open);
+		jobsToReadIndividually(state, observation.active, observation.history, 5);
+		expect(JSON.stringify(state)).toBe(snapshot);
+	});
+
+	it('ids that are Object.prototype members are handled as plain ids', () => {
+		let state = baseline([job('constructor', 'QUEUED')]);
+		const result = computeEvents(state, obs({ active: [job('constructor', 'RUNNING'), job('toString', 'RUNNING')] }), anyChange);
+		expect(brief(result.events).sort()).toEqual(['constructor:statusChanged:QUEUED>RUNNING', 'toString:newJob:->RUNNING']);
+		state = loadState(JSON.parse(JSON.stringify(result.state)));
+		expect(computeEvents(state, obs({ history: [job('hasOwnProperty', 'COMPLETED')] }), anyChange).events).toHaveLength(1);
+	});
+});
+
+describe('jobsToReadIndividually', () => {
+	const state = baseline([job('a', 'RUNNING'), job('b', 'QUEUED'), job('c', 'RUNNING'), job('d', 'COMPLETED')]);
+	const cases: Array<{ name: string; active: string[]; history: string[]; maxReads: number; expected: string[] }> = [
+		{ name: 'open jobs on neither list', active: ['a'], history: [], maxReads: 10, expected: ['b', 'c'] },
+		{ name: 'listed on history counts as listed', active: [], history: ['a', 'b'], maxReads: 10, expected: ['c'] },
+		{ name: 'bounded by maxReads', active: [], history: [], maxReads: 2, expected: ['a', 'b'] },
+		{ name: 'maxReads 0 reads nothing', active: [], history: [], maxReads: 0, expected: [] },
+		{ name: 'terminal jobs are never read', active: ['a', 'b', 'c'], history: [], maxReads: 10, expected: [] },
+	];
+	it.each(cases)('$name', ({ active, history, maxReads, expected }) => {
+		const list = (ids: string[]) => ids.map((id) => job(id, 'RUNNING'));
+		expect(jobsToReadIndividually(state, list(active), list(history), maxReads)).toEqual(expected);
+	});
+
+	it('rotates: every off-list open job is read within ceil(open / maxReads) polls', () => {
+		const ids = Array.from({ length: 10 }, (_, i) => `j${i}`);
+		let current = baseline(ids.map((id) => job(id, 'RUNNING')));
+		const reads: string[][] = [];
+		for (let poll = 0; poll < 4; poll++) {
+			const toRead = jobsToReadIndividually(current, [], [], 3);
+			reads.push(toRead);
+			// Alternate answers: found, and unknown (a miss also moves the job to the back).
+			const individual = toRead.filter((_, i) => i % 2 === 0).map((id) => job(id, 'RUNNING'));
+			const notFound = toRead.filter((_, i) => i % 2 === 1);
+			current = computeEvents(current, obs({ individual, notFound }), anyChange).state;
+		}
+		expect(new Set(reads.slice(0, 4).flat()).size).toBe(10);
+		expect(reads[3]).toEqual(['j9', 'j0', 'j1']);
+	});
+});
+
+describe('loadState', () => {
+	it('round-trips a stored state', () => {
+		const state = baseline([job('a', 'RUNNING'), job('c', 'COMPLETED')]);
+		expect(loadState(JSON.parse(JSON.stringify(state)))).toEqual(state);
+	});
+	const garbage: Array<[string, unknown]> = [
+		['undefined', undefined],
+		['a string', 'x'],
+		['another version', { ...emptyState(), version: 2 }],
+		['missing maps', { version: 1, initialized: true }],
+	];
+	it.each(garbage)('%s gives an empty state', (_, raw) => {
+		expect(loadState(raw)).toEqual(emptyState());
+	});
+	it('drops malformed entries', () => {
+		const raw = {
+			version: 1,
+			initialized: true,
+			seq: 'x',
+			horizon: 'y',
+			open: { a: { status: 'RUNNING', seen: 2, misses: 1 }, b: 3, c: { seen: 1 } },
+			done: [['d', 5], ['e', 'z'], 'f', [7, 1], ['c', 1]],
+		};
+		expect(loadState(raw)).toEqual({
+			version: 1,
+			initialized: true,
+			seq: 0,
+			horizon: null,
+			open: { a: { status: 'RUNNING', seen: 2, misses: 1 } },
+			done: [['e', null], ['c', 1], ['d', 5]],
+		});
+	});
+});
+
+describe('state size', () => {
+	it('1,000,000 jobs: one event per (job, status), state stays under 64 KiB', () => {
+		const total = 1_000_000;
+		const batch = 50;
+		const polls = total / batch + 2;
+		const fired = new Uint8Array(total);
+		const bit: Record<string, number> = { QUEUED: 1, RUNNING: 2, COMPLETED: 4 };
+		let duplicates = 0;
+		let eventCount = 0;
+		let maxSize = 0;
+		let state = computeEvents(emptyState(), obs({}), anyChange).state;
+		const snapshot = (index: number, status: string, poll: number): JobSnapshot => ({
+			id: uuid(index),
+			executionStatus: status,
+			flowName: 'flowA',
+			runProfileName: 'p1',
+			startTime: status === 'QUEUED' ? null : T0 + poll * 1000,
+			endTime: status === 'COMPLETED' ? T0 + poll * 1000 + (index % batch) : null,
+		});
+		// Poll k: batch k queued, k-1 running, k-2 and k-3 completed (lists of 100, newest first).
+		const batchJobs = (k: number, status: string, poll: number): JobSnapshot[] => {
+			const out: JobSnapshot[] = [];
+			if (k < 0 || k * batch >= total) return out;
+			for (let i = k * batch + batch - 1; i >= k * batch; i--) out.push(snapshot(i, status, status === 'COMPLETED' ? k + 2 : poll));
+			return out;
+		};
+		for (let k = 0; k < polls; k++) {
+			const active = [...batchJobs(k, 'QUEUED', k), ...batchJobs(k - 1, 'RUNNING', k)];
+			const history = [...batchJobs(k - 2, 'COMPLETED', k), ...batchJobs(k - 3, 'COMPLETED', k)];
+			expect(jobsToReadIndividually(state, active, history, 20)).toEqual([]);
+			const result = computeEvents(state, obs({ active, history }), anyChange);
+			for (const e of result.events) {
+				const index = parseInt(e.job.id.slice(24), 16);
+				if (fired[index] & bit[e.status]) duplicates++;
+				fired[index] |= bit[e.status];
+				eventCount++;
+			}
+			state = result.state;
+			if (k % 500 === 0 || k === polls - 1) maxSize = Math.max(maxSize, JSON.stringify(state).length);
+		}
+		// The last batches finish after the loop: drain them.
+		for (let k = polls; k < polls + 2; k++) {
+			const history = [...batchJobs(k - 2, 'COMPLETED', k), ...batchJobs(k - 3, 'COMPLETED', k)];
+			const result = computeEvents(state, obs({ history }), anyChange);
+			for (const e of result.events) {
+				fired[parseInt(e.job.id.slice(24), 16)] |= bit[e.status];
+				eventCount++;
+			}
+			state = result.state;
+		}
+		const finalSize = JSON.stringify(state).length;
+		maxSize = Math.max(maxSize, finalSize);
+		expect(duplicates).toBe(0);
+		expect(eventCount).toBe(total * 3);
+		expect(fired.every((bits) => bits === 7)).toBe(true);
+		expect(doneIds(state)).toHaveLength(DEFAULT_TERMINAL_WINDOW);
+		expect(state.open).toEqual({});
+		expect(maxSize).toBeLessThan(64 * 1024);
+		// Reported by the trigger's author: the measured size for 1,000,000 jobs.
+		process.stdout.write(`jobStatusTracker state after ${total} jobs: final ${finalSize} B, max sampled ${maxSize} B\n`);
+	});
+});
+
+// ---------------------------------------------------------------------------------------------
+// Randomized property test: a simulated server, the poll glue with failures and restarts, and an
+// unbounded reference tracker fed the same observations. The bounded, restartable tracker must emit
+// exactly what the reference emits, and both must agree with the server's ground truth.
+// ---------------------------------------------------------------------------------------------
+
+interface SimJob {
+	id: string;
+	status: string;
+	flowName: string;
+	runProfileName: string;
+	created: number;
+	startTime: number | null;
+	endTime: number | null;
+	path: string[];
+	deleted: boolean;
+}
+
+interface Scenario {
+	name: string;
+	seed: number;
+	polls: number;
+	/** Max submissions per server step, by poll index. */
+	load: (poll: number) => number;
+	seconds: boolean;
+	historyBy: 'endTime' | 'startTime';
+	terminalWindow?: number;
+	maxReads: number;
+	startFrom: 'now' | 'existing';
+	/** Fixed options (ground-truth completeness is checked) or null (options change at random). */
+	fixedWatch: TrackerOptions['watch'] | null;
+	transient400: number;
+}
+
+const FAIL = new Error('simulated HTTP failure');
+const STATUS_RANK: Record<string, number> = { QUEUED: 0, RUNNING: 2, COMPLETED: 3, ERROR: 3, CANCELLED: 3 };
+
+class SimServer {
+	now = T0;
+	private nextId = 0;
+	readonly jobs = new Map<string, SimJob>();
+	private readonly live = new Set<SimJob>();
+	private readonly finished: SimJob[] = [];
+
+	constructor(
+		private readonly rng: () => number,
+		private readonly seconds: boolean,
+		private readonly historyBy: 'endTime' | 'startTime',
+	) {}
+
+	advance(maxSubmit: number): void {
+		this.now += 1 + Math.floor(this.rng() * 3000);
+		for (const j of [...this.live]) {
+			const r = this.rng();
+			if (r < 0.002) {
+				j.deleted = true;
+				this.live.delete(j);
+			} else if (j.status === 'QUEUED') {
+				if (r < 0.35) this.move(j, 'RUNNING');
+				else if (r < 0.38) this.move(j, 'CANCELLED');
+			} else if (r < 0.25) this.move(j, 'COMPLETED');
+			else if (r < 0.3) this.move(j, 'ERROR');
+			else if (r < 0.32) this.move(j, 'CANCELLED');
+		}
+		const submissions = Math.floor(this.rng() * (maxSubmit + 1));
+		for (let i = 0; i < submissions; i++) {
+			const j: SimJob = {
+				id: uuid(this.nextId++),
+				status: 'QUEUED',
+				flowName: this.rng() < 0.5 ? 'flowA' : 'flowB',
+				runProfileName: this.rng() < 0.5 ? 'p1' : 'p2',
+				created: this.nextId,
+				startTime: null,
+				endTime: null,
+				path: ['QUEUED'],
+				deleted: false,
+			};
+			this.jobs.set(j.id, j);
+			this.live.add(j);
+		}
+	}
+
+	private move(j: SimJob, status: string): void {
+		j.status = status;
+		j.path.push(status);
+		if (status === 'RUNNING') j.startTime = this.now;
+		if (TERMINAL.has(status)) {
+			j.endTime = this.now;
+			this.live.delete(j);
+			this.finished.push(j);
+		}
+	}
+
+	get liveCount(): number {
+		return this.live.size;
+	}
+
+	active(): JobSnapshot[] {
+		return [...this.live]
+			.sort((a, b) => b.created - a.created)
+			.slice(0, 100)
+			.map((j) => this.snapshot(j));
+	}
+
+	history(): JobSnapshot[] {
+		const recent = this.finished.slice(-1000).reverse();
+		if (this.historyBy === 'startTime') {
+			recent.sort((a, b) => (b.startTime ?? b.endTime ?? 0) - (a.startTime ?? a.endTime ?? 0) || b.created - a.created);
+		}
+		return recent.slice(0, 100).map((j) => this.snapshot(j));
+	}
+
+	read(id: string): JobSnapshot | null {
+		const j = this.jobs.get(id);
+		return j === undefined || j.deleted ? null : this.snapshot(j);
+	}
+
+	private snapshot(j: SimJob): JobSnapshot {
+		const time = (t: number | null) => (t === null ? null : this.seconds ? Math.floor(t / 1000) : t);
+		return {
+			id: j.id,
+			executionStatus: j.status,
+			jobType: 'RUNPROFILE',
+			flowName: j.flowName,
+			runProfileName: j.runProfileName,
+			startTime: time(j.startTime),
+			endTime: time(j.endTime),
+		};
+	}
+}
+
+/** Obviously-correct tracker with unbounded memory, never restarted. */
+class ReferenceTracker {
+	private initialized = false;
+	private readonly known = new Map<string, { rank: number; status: string; misses: number }>();
+	readonly dropped = new Set<string>();
+	readonly terminalAtBaseline = new Set<string>();
+
+	apply(o: Observation, options: TrackerOptions): string[] {
+		const merged = new Map<string, JobSnapshot>();
+		for (const j of [...o.active, ...o.history, ...o.individual]) {
+			const previous = merged.get(j.id);
+			if (previous === undefined || STATUS_RANK[j.executionStatus] >= STATUS_RANK[previous.executionStatus]) merged.set(j.id, j);
+		}
+		const matches = (j: JobSnapshot) =>
+			(options.watch === 'anyChange' || options.watch.includes(j.executionStatus)) &&
+			(!options.flowName || j.flowName === options.flowName) &&
+			(!options.runProfileName || j.runProfileName === options.runProfileName);
+		const out: string[] = [];
+		for (const [id, j] of merged) {
+			const status = j.executionStatus;
+			const rank = STATUS_RANK[status];
+			const prev = this.known.get(id);
+			if (!this.initialized) {
+				this.known.set(id, { rank, status, misses: 0 });
+				if (rank === 3) this.terminalAtBaseline.add(id);
+				if (options.startFrom === 'existing' && matches(j)) out.push(`${id}:newJob:->${status}`);
+			} else if (prev === undefined) {
+				this.known.set(id, { rank, status, misses: 0 });
+				if (matches(j)) out.push(`${id}:newJob:->${status}`);
+			} else if (prev.rank < 3) {
+				if (rank > prev.rank) {
+					const skipped = prev.rank === 0 && rank === 3 ? '[RUNNING]' : '';
+					if (matches(j)) out.push(`${id}:statusChanged:${prev.status}>${status}${skipped}`);
+					this.known.set(id, { rank, status, misses: 0 });
+				} else {
+					prev.misses = 0;
+				}
+			}
+		}
+		for (const id of o.notFound) {
+			const prev = this.known.get(id);
+			if (prev === undefined || prev.rank === 3 || merged.has(id)) continue;
+			if (++prev.misses >= 3) {
+				this.known.delete(id);
+				this.dropped.add(id);
+			}
+		}
+		this.initialized = true;
+		return out.sort();
+	}
+}
+
+function randomOptions(rng: () => number, startFrom: TrackerOptions['startFrom'], terminalWindow?: number): TrackerOptions {
+	const watches: Array<TrackerOptions['watch']> = ['anyChange', ['COMPLETED', 'ERROR', 'CANCELLED'], ['RUNNING'], ['QUEUED', 'COMPLETED'], ['ERROR']];
+	const pick = <T>(items: T[]): T => items[Math.floor(rng() * items.length)];
+	return { watch: pick(watches), flowName: pick(['', '', 'flowA']), runProfileName: pick(['', '', 'p2']), startFrom, terminalWindow };
+}
+
+function runScenario(s: Scenario) {
+	const rng = prng(s.seed);
+	const server = new SimServer(rng, s.seconds, s.historyBy);
+	const reference = new ReferenceTracker();
+	const fixed = s.fixedWatch !== null;
+	let options: TrackerOptions = fixed
+		? { watch: s.fixedWatch as TrackerOptions['watch'], startFrom: s.startFrom, terminalWindow: s.terminalWindow }
+		: randomOptions(rng, s.startFrom, s.terminalWindow);
+	let stored: unknown = undefined;
+	const got: string[] = [];
+	const want: string[] = [];
+	const events: JobEvent[] = [];
+	const observed = new Set<string>();
+	let committed = 0;
+	let failed = 0;
+	let individualReads = 0;
+	let maxSize = 0;
+	let maxOpen = 0;
+	for (let i = 0; i < 20; i++) server.advance(s.load(0));
+
+	const poll = (index: number, mayFail: boolean) => {
+		const fail = (p: number) => {
+			if (mayFail && rng() < p) throw FAIL;
+		};
+		// A restart or re-activation: the state only exists as stored JSON.
+		const state = loadState(stored === undefined ? undefined : JSON.parse(JSON.stringify(stored)));
+		try {
+			fail(0.04);
+			const active = server.active();
+			// The server moves on between the two list calls.
+			if (rng() < 0.3) server.advance(s.load(index));
+			fail(0.03);
+			const history = server.history();
+			const ids = jobsToReadIndividually(state, active, history, s.maxReads);
+			const individual: JobSnapshot[] = [];
+			const notFound: string[] = [];
+			for (const id of ids) {
+				fail(0.01);
+				const read = rng() < s.transient400 ? null : server.read(id);
+				if (read === null) notFound.push(id);
+				else individual.push(read);
+			}
+			individualReads += ids.length;
+			const observation = { active, history, individual, notFound };
+			const result = computeEvents(state, observation, options);
+			stored = JSON.parse(JSON.stringify(result.state));
+			// Open jobs are as many as the server has unfinished; the rest of the state is bounded.
+			maxSize = Math.max(maxSize, JSON.stringify({ ...result.state, open: {} }).length);
+			maxOpen = Math.max(maxOpen, result.stats.open);
+			committed++;
+			events.push(...result.events);
+			got.push(`#${committed}`, ...brief(result.events).sort());
+			want.push(`#${committed}`, ...reference.apply(observation, options));
+			for (const j of [...active, ...history, ...individual]) observed.add(j.id);
+		} catch (error) {
+			if (error !== FAIL) throw error;
+			failed++;
+		}
+	};
+
+	for (let p = 0; p < s.polls; p++) {
+		const steps = Math.floor(rng() * 3);
+		for (let i = 0; i < steps; i++) server.advance(s.load(p));
+		if (!fixed && rng() < 0.08) options = randomOptions(rng, rng() < 0.5 ? 'now' : 'existing', s.terminalWindow);
+		poll(p, true);
+	}
+	// Drain: no more submissions, every job finishes, polls stop failing.
+	for (let p = 0; p < 400 && (server.liveCount > 0 || Object.keys(loadState(stored).open).length > 0); p++) {
+		server.advance(0);
+		poll(s.polls, false);
+	}
+	return { server, reference, got, want, events, observed, committed, failed, individualReads, maxSize, maxOpen, final: loadState(stored) };
+}
+
+describe('randomized property test', () => {
+	const normal = () => 8;
+	const bursty = (p: number) => (p % 150 >= 100 && p % 150 < 115 ? 90 : 6);
+	const scenarios: Scenario[] = [
+		{ name: 'steady load, changing options', seed: 1, polls: 600, load: normal, seconds: false, historyBy: 'endTime', maxReads: 10, startFrom: 'now', fixedWatch: null, transient400: 0.05 },
+		{ name: 'bursts over the 100 caps, changing options', seed: 2, polls: 600, load: bursty, seconds: false, historyBy: 'endTime', maxReads: 15, startFrom: 'existing', fixedWatch: null, transient400: 0.05 },
+		{ name: 'seconds timestamps, small window', seed: 3, polls: 600, load: bursty, seconds: true, historyBy: 'endTime', terminalWindow: 150, maxReads: 15, startFrom: 'now', fixedWatch: null, transient400: 0.05 },
+		{ name: 'history ordered by start time', seed: 4, polls: 600, load: bursty, seconds: false, historyBy: 'startTime', maxReads: 15, startFrom: 'existing', fixedWatch: null, transient400: 0.05 },
+		{ name: 'anyChange, ground truth complete', seed: 5, polls: 600, load: bursty, seconds: false, historyBy: 'endTime', maxReads: 15, startFrom: 'now', fixedWatch: 'anyChange', transient400: 0.05 },
+		{ name: 'terminal statuses, ground truth complete', seed: 6, polls: 600, load: bursty, seconds: true, historyBy: 'endTime', maxReads: 15, startFrom: 'existing', fixedWatch: ['COMPLETED', 'ERROR', 'CANCELLED'], transient400: 0.2 },
+	];
+
+	it.each(scenarios)('$name (seed $seed)', (s) => {
+		const r = runScenario(s);
+		// The runs exercise what they claim to.
+		expect(r.committed).toBeGreaterThan(s.polls * 0.8);
+		expect(r.failed).toBeGreaterThan(10);
+		expect(r.individualReads).toBeGreaterThan(0);
+
+		// 1. Same events as the unbounded reference, poll by poll.
+		expect(r.got).toEqual(r.want);
+
+		// 2. Never twice the same (job, status), unless the job was forgotten after 3 misses.
+		const seen = new Set<string>();
+		for (const e of r.events) {
+			const key = `${e.job.id}:${e.status}`;
+			if (!r.reference.dropped.has(e.job.id)) expect(seen.has(key) ? key : 'unique').toBe('unique');
+			seen.add(key);
+			// 3. Only statuses the job really had, in order.
+			const path = r.server.jobs.get(e.job.id)!.path;
+			expect(path).toContain(e.status);
+			if (e.previousStatus !== null) expect(path.indexOf(e.previousStatus)).toBeLessThan(path.indexOf(e.status));
+		}
+
+		// 4. Ground truth: every job seen by the poller reaches its final status exactly once.
+		if (s.fixedWatch !== null) {
+			const fired = new Map<string, number>();
+			for (const e of r.events) fired.set(`${e.job.id}:${e.status}`, (fired.get(`${e.job.id}:${e.status}`) ?? 0) + 1);
+			let checked = 0;
+			for (const j of r.server.jobs.values()) {
+				if (j.deleted || !r.observed.has(j.id) || r.reference.dropped.has(j.id) || r.reference.terminalAtBaseline.has(j.id)) continue;
+				const watched = s.fixedWatch === 'anyChange' || s.fixedWatch.includes(j.status);
+				expect(`${j.id}:${fired.get(`${j.id}:${j.status}`) ?? 0}`).toBe(`${j.id}:${watched ? 1 : 0}`);
+				checked++;
+			}
+			expect(checked).toBeGreaterThan(r.server.jobs.size * 0.9);
+		}
+
+		// 5. The state drains: no open job left, the window is bounded.
+		expect(r.final.open).toEqual({});
+		expect(r.final.done.length).toBeLessThanOrEqual(s.terminalWindow ?? DEFAULT_TERMINAL_WINDOW);
+		expect(r.maxSize).toBeLessThan(64 * 1024);
+		const invisible = [...r.server.jobs.values()].filter((j) => !r.observed.has(j.id) && !j.deleted).length;
+		const forgottenAlive = [...r.reference.dropped].filter((id) => !r.server.jobs.get(id)!.deleted).length;
+		process.stdout.write(
+			`${s.name}: ${r.server.jobs.size} jobs, ${r.committed} polls stored, ${r.failed} failed, ${r.events.length} events, ` +
+				`${r.individualReads} individual reads, ${r.reference.dropped.size} dropped (${forgottenAlive} alive), ` +
+				`${invisible} never visible, max open ${r.maxOpen}, max state without open jobs ${r.maxSize} B\n`,
+		);
+	});
+});
