@@ -2,11 +2,10 @@
  * Polls the trigger through n8n-core's real PollContext, the way n8n's poll scheduler calls it. Static data
  * lives in the Workflow as in n8n; a "restart" carries it over as n8n does, through its JSON form.
  */
-import { PollContext } from 'n8n-core';
+import { ExecutionLifecycleHooks, PollContext } from 'n8n-core';
 import { Workflow } from 'n8n-workflow';
 import type { IDataObject, INode, INodeExecutionData, INodeParameters, WorkflowExecuteMode } from 'n8n-workflow';
 
-import { ExecutionLifecycleHooks } from 'n8n-core';
 import { additionalDataFor, InMemoryCredentialsHelper, nodeTypes, TRIGGER_NODE_TYPE } from './engine';
 import type { CredentialsMap } from './engine';
 
