@@ -4,8 +4,6 @@
 import js from '@eslint/js';
 import { n8nCommunityNodesPlugin } from '@n8n/eslint-plugin-community-nodes';
 import { globalIgnores } from 'eslint/config';
-import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
-import importX from 'eslint-plugin-import-x';
 import n8nNodesBase from 'eslint-plugin-n8n-nodes-base';
 import tseslint from 'typescript-eslint';
 
@@ -16,9 +14,8 @@ export default tseslint.config(
 	globalIgnores(['dist', 'node_modules', 'coverage', '.n8n-host']),
 	{
 		files: ['**/*.ts'],
-		extends: [js.configs.recommended, tseslint.configs.recommended, importX.configs['flat/recommended']],
+		extends: [js.configs.recommended, tseslint.configs.recommended],
 		rules: { 'prefer-spread': 'off' },
-		settings: { 'import-x/resolver-next': [createTypeScriptImportResolver()] },
 	},
 	{
 		files: shipped,
