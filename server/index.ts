@@ -14,3 +14,4 @@ export type { FlowRef, NativeContext, NativeRequest, NativeResponse, StatusFilte
 export { handleRelay, parseEndpoint, RELAY_401 } from './relay';
 export { DataFileError, loadDataFile } from './persistence';
 export { parseArgs, runCli, USAGE } from './main';
+export { mulberry32 } from './random';

@@ -3,6 +3,7 @@ import { createHash } from 'crypto';
 
 import type { Outcome } from './catalog';
 import { formatSeconds, formatTimestamp } from './formats';
+import { mulberry32 } from './random';
 
 export interface LogParameter {
 	name: string;
@@ -42,16 +43,9 @@ const GENERATED_NODE_NAMES = [
 	'Write output',
 ];
 
-// Small deterministic PRNG (mulberry32) seeded from a text.
+// Seeded from a text, so the same flow or job always gets the same log.
 export function seededRandom(seedText: string): () => number {
-	let a = createHash('sha256').update(seedText).digest().readUInt32LE(0);
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
+	return mulberry32(createHash('sha256').update(seedText).digest().readUInt32LE(0));
 }
 
 // The node layout depends on the flow only (same flow, same nodes); rows depend on the job.

@@ -1,11 +1,10 @@
 import { NodeConnectionTypes } from 'n8n-workflow';
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
-import { authenticationField } from './actions/common.descriptions';
+import { authenticationField, credentialsDescription } from './actions/common.descriptions';
 import * as flow from './actions/flow/Flow.resource';
 import * as job from './actions/job/Job.resource';
 import { router } from './actions/router';
-import { NATIVE_CREDENTIAL, RELAY_CREDENTIAL } from './transport';
 
 export class JobExecution implements INodeType {
 	description: INodeTypeDescription = {
@@ -20,10 +19,7 @@ export class JobExecution implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [
-			{ name: NATIVE_CREDENTIAL, required: true, displayOptions: { show: { authentication: [NATIVE_CREDENTIAL] } } },
-			{ name: RELAY_CREDENTIAL, required: true, displayOptions: { show: { authentication: [RELAY_CREDENTIAL] } } },
-		],
+		credentials: credentialsDescription,
 		properties: [
 			authenticationField,
 			{

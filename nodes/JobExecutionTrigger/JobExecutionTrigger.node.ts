@@ -7,11 +7,17 @@ import type {
 	IPollFunctions,
 } from 'n8n-workflow';
 
-import { authenticationField, JOB_STATUS_OPTIONS } from '../JobExecution/actions/common.descriptions';
+import {
+	authenticationField,
+	credentialsDescription,
+	JOB_STATUS_OPTIONS,
+	jobFilterFields,
+	parseLogField,
+} from '../JobExecution/actions/common.descriptions';
 import { asJobArray, formatJob } from '../JobExecution/helpers/jobOutput';
 import { settle } from '../JobExecution/helpers/settle';
 import type { CredentialType, ResolvedConnection } from '../JobExecution/transport';
-import { apiRequest, getConnection, jobsPath, NATIVE_CREDENTIAL, RELAY_CREDENTIAL } from '../JobExecution/transport';
+import { apiRequest, getConnection, jobsPath } from '../JobExecution/transport';
 import { computeEvents, jobsToReadIndividually, loadState, normalizeStatus, toMillis } from './jobStatusTracker';
 import type { JobEvent, JobSnapshot, TrackerOptions } from './jobStatusTracker';
 
@@ -33,10 +39,7 @@ export class JobExecutionTrigger implements INodeType {
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [
-			{ name: NATIVE_CREDENTIAL, required: true, displayOptions: { show: { authentication: [NATIVE_CREDENTIAL] } } },
-			{ name: RELAY_CREDENTIAL, required: true, displayOptions: { show: { authentication: [RELAY_CREDENTIAL] } } },
-		],
+		credentials: credentialsDescription,
 		properties: [
 			authenticationField,
 			{
@@ -81,10 +84,7 @@ export class JobExecutionTrigger implements INodeType {
 				type: 'collection',
 				placeholder: 'Add Filter',
 				default: {},
-				options: [
-					{ displayName: 'Flow Name', name: 'flowName', type: 'string', default: '', description: 'Only jobs of this flow (exact name)' },
-					{ displayName: 'Run Profile', name: 'runProfileName', type: 'string', default: '', description: 'Only jobs of this run profile (exact name)' },
-				],
+				options: jobFilterFields,
 			},
 			{
 				displayName: 'Options',
@@ -93,13 +93,7 @@ export class JobExecutionTrigger implements INodeType {
 				placeholder: 'Add Option',
 				default: {},
 				options: [
-					{
-						displayName: 'Parse Log',
-						name: 'parseLog',
-						type: 'boolean',
-						default: false,
-						description: 'Whether to add logParsed beside the raw log of finished jobs',
-					},
+					parseLogField,
 					{
 						displayName: 'Max Individual Reads per Poll',
 						name: 'maxIndividualReads',

@@ -6,6 +6,7 @@
  */
 import axios from 'axios';
 
+import { mulberry32 } from '../../server/random';
 import { startFaultyFront } from '../harness/faultyFront';
 import { credentialsFor, INTERFACES, startFixture } from '../harness/fixtures';
 import type { Interface } from '../harness/fixtures';
@@ -20,19 +21,9 @@ const CHURN_CATALOG = {
 	],
 };
 
-function prng(seed: number) {
-	let state = seed >>> 0;
-	return () => {
-		state = (state + 0x6d2b79f5) >>> 0;
-		let t = state;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
 
 test.each(INTERFACES)('churn over the %s interface: 0 missed, 0 duplicated', async (kind: Interface) => {
-	const random = prng(kind === 'native' ? 20261121 : 11212026);
+	const random = mulberry32(kind === 'native' ? 20261121 : 11212026);
 	const fx = await startFixture(kind, { catalog: CHURN_CATALOG, concurrency: 6 });
 	const front = await startFaultyFront(fx.server.url, []);
 	const http = axios.create({ baseURL: fx.server.url, headers: { Authorization: 'Bearer native-token-c0ffee' } });

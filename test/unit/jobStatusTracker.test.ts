@@ -14,6 +14,7 @@ import type {
 	TrackerOptions,
 	TrackerState,
 } from '../../nodes/JobExecutionTrigger/jobStatusTracker';
+import { mulberry32 } from '../../server/random';
 
 const T0 = 1_763_700_000_000;
 const TERMINAL = new Set(['COMPLETED', 'ERROR', 'CANCELLED']);
@@ -61,17 +62,6 @@ function deepFreeze<T>(value: T): T {
 	return value;
 }
 
-/** mulberry32: small seeded PRNG so the property test is reproducible. */
-function prng(seed: number): () => number {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
 
 function uuid(n: number): string {
 	return `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
@@ -744,7 +734,7 @@ function randomOptions(rng: () => number, startFrom: TrackerOptions['startFrom']
 }
 
 function runScenario(s: Scenario) {
-	const rng = prng(s.seed);
+	const rng = mulberry32(s.seed);
 	const server = new SimServer(rng, s.seconds, s.historyBy);
 	const reference = new ReferenceTracker();
 	const fixed = s.fixedWatch !== null;

@@ -1,4 +1,5 @@
 import { isParsableLog, parseJobLog, parseRuntimeSeconds, type ParsedJobLog } from '../../nodes/shared/logParser';
+import { mulberry32 } from '../../server/random';
 
 // The example from docs/log-format.md with the placeholders filled in.
 const JOB_ID = '3f2c1a9e-7b4d-4e21-9c1a-0d5e6f7a8b9c';
@@ -21,16 +22,6 @@ const EXAMPLE_LOG = [
 	'',
 ].join('\n');
 
-function mulberry32(seed: number): () => number {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
 
 /** Input lines the way the parser counts them: a terminating newline does not start a line. */
 function linesIn(log: string): number {

@@ -1,4 +1,4 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { INodeCredentialDescription, INodeProperties } from 'n8n-workflow';
 
 import { NATIVE_CREDENTIAL, RELAY_CREDENTIAL } from '../transport/requestBuilders';
 
@@ -20,16 +20,18 @@ export const jobIdField: INodeProperties = {
 	description: 'The jobId returned when the job was submitted',
 };
 
+export const parseLogField: INodeProperties = {
+	displayName: 'Parse Log',
+	name: 'parseLog',
+	type: 'boolean',
+	default: false,
+	description:
+		'Whether to add logParsed beside the raw log: entries, parameters, node performance, step results and the completion message',
+};
+
 /** Shown where a full JobStatus comes back. */
 export const outputOptionFields: INodeProperties[] = [
-	{
-		displayName: 'Parse Log',
-		name: 'parseLog',
-		type: 'boolean',
-		default: false,
-		description:
-			'Whether to add logParsed beside the raw log: entries, parameters, node performance, step results and the completion message',
-	},
+	parseLogField,
 	{
 		displayName: 'Simplify',
 		name: 'simplify',
@@ -37,6 +39,21 @@ export const outputOptionFields: INodeProperties[] = [
 		default: false,
 		description: 'Whether to return a compact summary of the job instead of all its fields',
 	},
+];
+
+export const outputOptionsCollection: INodeProperties = {
+	displayName: 'Options',
+	name: 'options',
+	type: 'collection',
+	placeholder: 'Add Option',
+	default: {},
+	options: outputOptionFields,
+};
+
+/** Exact-match filters on the jobs the service returns (Get Many, the trigger). */
+export const jobFilterFields: INodeProperties[] = [
+	{ displayName: 'Flow Name', name: 'flowName', type: 'string', default: '', description: 'Only jobs of this flow (exact name)' },
+	{ displayName: 'Run Profile', name: 'runProfileName', type: 'string', default: '', description: 'Only jobs of this run profile (exact name)' },
 ];
 
 export const waitSettingFields: INodeProperties[] = [
@@ -66,6 +83,12 @@ export const waitSettingFields: INodeProperties[] = [
 			{ name: 'Return the Job as Data', value: 'returnData', description: 'Output the final job status like a completed one' },
 		],
 	},
+];
+
+/** One credential per interface; the Interface parameter decides which one the node asks for. */
+export const credentialsDescription: INodeCredentialDescription[] = [
+	{ name: NATIVE_CREDENTIAL, required: true, displayOptions: { show: { authentication: [NATIVE_CREDENTIAL] } } },
+	{ name: RELAY_CREDENTIAL, required: true, displayOptions: { show: { authentication: [RELAY_CREDENTIAL] } } },
 ];
 
 export const authenticationField: INodeProperties = {

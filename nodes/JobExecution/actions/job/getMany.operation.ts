@@ -4,7 +4,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { asJobArray, formatJob } from '../../helpers/jobOutput';
 import type { ResolvedConnection } from '../../transport';
 import { apiRequest, jobsPath } from '../../transport';
-import { JOB_STATUS_OPTIONS, outputOptionFields } from '../common.descriptions';
+import { JOB_STATUS_OPTIONS, jobFilterFields, outputOptionsCollection } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
 	{
@@ -41,8 +41,7 @@ const properties: INodeProperties[] = [
 		placeholder: 'Add Filter',
 		default: {},
 		options: [
-			{ displayName: 'Flow Name', name: 'flowName', type: 'string', default: '', description: 'Only jobs of this flow (exact name)' },
-			{ displayName: 'Run Profile', name: 'runProfileName', type: 'string', default: '', description: 'Only jobs of this run profile (exact name)' },
+			...jobFilterFields,
 			{
 				displayName: 'Status',
 				name: 'executionStatus',
@@ -53,14 +52,7 @@ const properties: INodeProperties[] = [
 			},
 		],
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: outputOptionFields,
-	},
+	outputOptionsCollection,
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['job'], operation: ['getMany'] } }, properties);

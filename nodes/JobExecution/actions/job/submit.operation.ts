@@ -7,7 +7,7 @@ import { formatJob } from '../../helpers/jobOutput';
 import { readWaitSettings, waitForJob } from '../../helpers/waitForJob';
 import type { ResolvedConnection } from '../../transport';
 import { apiRequest, flowNavigationUrl, jobsPath, NATIVE_CREDENTIAL, RELAY_CREDENTIAL } from '../../transport';
-import { outputOptionFields, waitSettingFields } from '../common.descriptions';
+import { outputOptionsCollection, waitSettingFields } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
 	{
@@ -111,15 +111,7 @@ const properties: INodeProperties[] = [
 		displayOptions: { show: { waitForCompletion: [true] } },
 		options: waitSettingFields,
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		displayOptions: { show: { waitForCompletion: [true] } },
-		options: outputOptionFields,
-	},
+	{ ...outputOptionsCollection, displayOptions: { show: { waitForCompletion: [true] } } },
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['job'], operation: ['submit'] } }, properties);

@@ -4,7 +4,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { formatJob } from '../../helpers/jobOutput';
 import { readWaitSettings, waitForJob } from '../../helpers/waitForJob';
 import type { ResolvedConnection } from '../../transport';
-import { jobIdField, outputOptionFields, waitSettingFields } from '../common.descriptions';
+import { jobIdField, outputOptionsCollection, waitSettingFields } from '../common.descriptions';
 import { readJobId } from './jobId';
 
 const properties: INodeProperties[] = [
@@ -17,14 +17,7 @@ const properties: INodeProperties[] = [
 		default: {},
 		options: waitSettingFields,
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: outputOptionFields,
-	},
+	outputOptionsCollection,
 ];
 
 export const description = updateDisplayOptions(
