@@ -226,6 +226,20 @@ describe.each(INTERFACES)('Job Execution node over the %s interface', (kind: Int
 		expect(result.error?.message).toBe(`Timed out after 1 s waiting for job ${jobId}: last status RUNNING`);
 	});
 
+	test('a wait stops as soon as the execution is cancelled', async () => {
+		const { jobId } = (await run(submitParams())).json[0] as { jobId: string };
+		const started = Date.now();
+		const before = fx.server.stats.requests;
+		const result = await run(
+			{ operation: 'waitForCompletion', jobId, waitSettings: { pollInterval: 60, timeout: 3600 } },
+			{ onStart: (execution) => setTimeout(() => execution.cancel(), 300) },
+		);
+		expect(Date.now() - started).toBeLessThan(5000);
+		expect(result.json).toEqual([]);
+		expect(result.run.status).toBe('canceled');
+		expect(fx.server.stats.requests - before).toBe(1); // the first read, none after the cancel
+	});
+
 	test('Wait for Completion returns a finished job at once', async () => {
 		const { jobId } = (await run(submitParams())).json[0] as { jobId: string };
 		fx.clock.advance(60_000);

@@ -15,6 +15,15 @@ export interface WaitSettings {
 }
 
 const MAX_BACKOFF_MS = 60_000;
+/** Waits are cut in slices this long, so a cancelled execution stops waiting within a slice. */
+const SLEEP_SLICE_MS = 250;
+
+async function sleepUnlessCancelled(ms: number, signal: AbortSignal | undefined): Promise<void> {
+	const until = Date.now() + ms;
+	for (let left = ms; left > 0 && !signal?.aborted; left = until - Date.now()) {
+		await sleep(Math.min(left, SLEEP_SLICE_MS));
+	}
+}
 
 /** Reads the wait settings of an item, refusing values that would poll forever or hammer the service. */
 export function readWaitSettings(context: IExecuteFunctions, itemIndex: number, prefix: string): WaitSettings {
@@ -52,7 +61,7 @@ export async function waitForJob(
 		if (delayMs > 0) {
 			const remaining = deadline - Date.now();
 			if (remaining <= 0) break;
-			await sleep(Math.min(delayMs, remaining));
+			await sleepUnlessCancelled(Math.min(delayMs, remaining), signal);
 		}
 		if (signal?.aborted) {
 			throw new NodeOperationError(this.getNode(), `The execution was cancelled while waiting for job ${jobId}`, { itemIndex });
