@@ -1,0 +1,139 @@
+import {
+	buildNativeRequest,
+	buildRelayRequest,
+	encodeQuery,
+	flowNavigationUrl,
+	jobIdProblem,
+	jobsPath,
+	normalizeServiceUrl,
+} from '../../nodes/JobExecution/transport/requestBuilders';
+import { checkParameters, parametersFromJson } from '../../nodes/JobExecution/helpers/jobParameters';
+
+describe('request builders: one call, two interfaces', () => {
+	const read = { method: 'GET' as const, path: jobsPath('4f1e'), query: { filter: 'executionStatus' } };
+	const submit = {
+		method: 'POST' as const,
+		path: jobsPath(),
+		body: { flowId: 'f-1', runProfileName: 'default', notificationEnabled: false },
+	};
+
+	test('native: the path under /api/v1 with the query', () => {
+		expect(buildNativeRequest('https://jobs.example.com/base', read)).toEqual({
+			method: 'GET',
+			url: 'https://jobs.example.com/base/api/v1/jobs/4f1e?filter=executionStatus',
+			headers: { Accept: 'application/json, text/plain, */*' },
+		});
+	});
+
+	test('relay: reads go to /call/status with the native call in endpoint and method', () => {
+		expect(buildRelayRequest('https://relay.example.com', read)).toEqual({
+			method: 'GET',
+			url: 'https://relay.example.com/call/status',
+			headers: {
+				Accept: 'application/json, text/plain, */*',
+				'Content-Type': 'application/json',
+				endpoint: '/api/v1/jobs/4f1e?filter=executionStatus',
+				method: 'GET',
+			},
+		});
+	});
+
+	test('relay: a submit goes to /call/execute with its body', () => {
+		const request = buildRelayRequest('https://relay.example.com', submit);
+		expect(request.url).toBe('https://relay.example.com/call/execute');
+		expect(request.headers).toMatchObject({ endpoint: '/api/v1/jobs', method: 'POST' });
+		expect(request.body).toEqual(submit.body);
+	});
+
+	test.each([
+		[undefined, ''],
+		[{}, ''],
+		[{ filter: undefined }, ''],
+		[{ filter: 'active' }, '?filter=active'],
+		[{ a: 'x y', b: '/p&q=1' }, '?a=x%20y&b=%2Fp%26q%3D1'],
+	])('encodeQuery(%j) = %j', (query, expected) => {
+		expect(encodeQuery(query)).toBe(expected);
+	});
+
+	test.each([
+		['abc', '/jobs/abc'],
+		['a/b', '/jobs/a%2Fb'],
+		['../flows', '/jobs/..%2Fflows'],
+		['x?y#z', '/jobs/x%3Fy%23z'],
+	])('jobsPath(%j) keeps the id one segment', (id, path) => {
+		expect(jobsPath(id)).toBe(path);
+	});
+
+	test.each([
+		['', 'is empty'],
+		['.', 'cannot be "." or ".."'],
+		['..', 'cannot be "." or ".."'],
+		['a\nb', 'contains control characters'],
+		['a\u0085b', 'contains control characters'],
+		['x'.repeat(257), 'is longer than 256 characters'],
+		['3f2b8c1e-6d4a-4b7e-9a51-0c8d2e7f4a10', null],
+	])('jobIdProblem(%j) = %j', (id, problem) => {
+		expect(jobIdProblem(id)).toBe(problem);
+	});
+
+	test.each([
+		['https://jobs.example.com', 'jobExecutionApi', 'https://jobs.example.com'],
+		['  https://jobs.example.com/  ', 'jobExecutionApi', 'https://jobs.example.com'],
+		['https://jobs.example.com/api/v1/', 'jobExecutionApi', 'https://jobs.example.com'],
+		['http://10.0.0.5:8080/prefix/api/v1', 'jobExecutionApi', 'http://10.0.0.5:8080/prefix'],
+		['https://relay.example.com/call', 'jobExecutionRelayApi', 'https://relay.example.com'],
+	] as const)('normalizeServiceUrl(%j, %s) = %j', (raw, type, url) => {
+		expect(normalizeServiceUrl(raw, type)).toEqual({ url });
+	});
+
+	test.each([
+		['', /is empty/],
+		['jobs.example.com', /not a valid URL/],
+		['ftp://jobs.example.com', /must start with http/],
+		['https://user:pw@jobs.example.com', /must not contain a user or password/],
+		['https://jobs.example.com/?x=1', /must not contain \? or #/],
+	])('normalizeServiceUrl refuses %j', (raw, problem) => {
+		expect(normalizeServiceUrl(raw, 'jobExecutionApi').problem).toMatch(problem);
+	});
+
+	test('flowNavigationUrl encodes every value and omits an empty node', () => {
+		expect(flowNavigationUrl('http://h', { flowFileName: '/S/a b.flow', runProfile: 'p&q' })).toBe(
+			'http://h/api/v1/flows?flowFileName=%2FS%2Fa%20b.flow&runProfile=p%26q',
+		);
+	});
+});
+
+describe('job parameters', () => {
+	test.each([
+		[{ name: 'n', type: 'integer', value: ' -42 ' }, { name: 'n', type: 'integer', value: '-42' }],
+		[{ name: 'f', type: 'FLOAT', value: '1e3' }, { name: 'f', type: 'float', value: '1e3' }],
+		[{ name: 'f', type: 'float', value: 0.5 }, { name: 'f', type: 'float', value: '0.5' }],
+		[{ name: ' s ', value: ' keep spaces ' }, { name: 's', type: 'string', value: ' keep spaces ' }],
+	])('accepts %j', (raw, expected) => {
+		expect(checkParameters([raw])).toEqual({ parameters: [expected] });
+	});
+
+	test.each([
+		[{ name: 'n', type: 'integer', value: '4.2' }, 'must be an integer, got "4.2"'],
+		[{ name: 'n', type: 'integer', value: '' }, 'must be an integer, got ""'],
+		[{ name: 'f', type: 'float', value: 'NaN' }, 'must be a number, got "NaN"'],
+		[{ name: 'f', type: 'float', value: 'Infinity' }, 'must be a number, got "Infinity"'],
+		[{ name: 'b', type: 'boolean', value: 'true' }, 'has type "boolean": only string, integer and float are supported'],
+		[{ name: 'o', value: { nested: true } }, 'has a value that is not text or a number'],
+		[{ name: '', value: 'x' }, 'has an empty name'],
+	])('refuses %j', (raw, reason) => {
+		expect(checkParameters([raw]).problem?.reason).toBe(reason);
+	});
+
+	test('JSON: an object map infers types; invalid JSON and wrong shapes are named', () => {
+		expect(parametersFromJson({ a: 1, b: 1.5, c: 'x' }).parameters).toEqual([
+			{ name: 'a', type: 'integer', value: '1' },
+			{ name: 'b', type: 'float', value: '1.5' },
+			{ name: 'c', type: 'string', value: 'x' },
+		]);
+		expect(parametersFromJson('{oops').problem).toEqual({ subject: 'Parameters (JSON)', reason: 'is not valid JSON' });
+		expect(parametersFromJson('[1]').problem?.subject).toBe('Parameter 1');
+		expect(parametersFromJson('42').problem?.subject).toBe('Parameters (JSON)');
+		expect(parametersFromJson('').parameters).toEqual([]);
+	});
+});
