@@ -10,6 +10,16 @@ export const JOB_STATUS_OPTIONS = [
 	{ name: 'Cancelled', value: 'CANCELLED' },
 ];
 
+export const flowFileNameField: INodeProperties = {
+	displayName: 'Flow File Path',
+	name: 'flowFileName',
+	type: 'string',
+	default: '',
+	required: true,
+	placeholder: '/Shared/Flows/sales.flow',
+	description: 'Fully qualified path of the flow file',
+};
+
 export const jobIdField: INodeProperties = {
 	displayName: 'Job ID',
 	name: 'jobId',

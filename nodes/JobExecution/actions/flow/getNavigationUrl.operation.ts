@@ -3,19 +3,12 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import type { ResolvedConnection } from '../../transport';
 import { flowNavigationUrl, RELAY_CREDENTIAL } from '../../transport';
+import { flowFileNameField } from '../common.descriptions';
 
 const NODE_ID = /^node_\d+$/;
 
 const properties: INodeProperties[] = [
-	{
-		displayName: 'Flow File Path',
-		name: 'flowFileName',
-		type: 'string',
-		default: '',
-		required: true,
-		placeholder: '/Shared/Flows/sales.flow',
-		description: 'Fully qualified path of the flow file',
-	},
+	flowFileNameField,
 	{
 		displayName: 'Run Profile',
 		name: 'runProfile',

@@ -7,19 +7,10 @@ import { formatJob } from '../../helpers/jobOutput';
 import { readWaitSettings, waitForJob } from '../../helpers/waitForJob';
 import type { ResolvedConnection } from '../../transport';
 import { apiRequest, flowNavigationUrl, jobsPath, NATIVE_CREDENTIAL, RELAY_CREDENTIAL } from '../../transport';
-import { outputOptionsCollection, waitSettingFields } from '../common.descriptions';
+import { flowFileNameField, outputOptionsCollection, waitSettingFields } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
-	{
-		displayName: 'Flow File Path',
-		name: 'flowFileName',
-		type: 'string',
-		default: '',
-		required: true,
-		placeholder: '/Shared/Flows/sales.flow',
-		description: 'Fully qualified path of the flow file to run',
-		displayOptions: { show: { '/authentication': [NATIVE_CREDENTIAL] } },
-	},
+	{ ...flowFileNameField, displayOptions: { show: { '/authentication': [NATIVE_CREDENTIAL] } } },
 	{
 		displayName: 'Flow ID',
 		name: 'flowId',
