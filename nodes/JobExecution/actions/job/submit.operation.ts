@@ -147,7 +147,7 @@ export async function execute(
 	const body: IDataObject = { [flowKey]: flow, runProfileName, notificationEnabled };
 	if (parameters.length > 0) body.parameters = parameters as unknown as IDataObject[];
 	const { body: answer } = await apiRequest.call(this, connection, { method: 'POST', path: jobsPath(), body }, { itemIndex });
-	const jobId = readJobId(answer);
+	const jobId = jobIdFromAnswer(answer);
 	if (!jobId) {
 		throw new NodeOperationError(this.getNode(), 'The service accepted the request but returned no jobId', {
 			itemIndex,
@@ -167,7 +167,7 @@ export async function execute(
 }
 
 /** `{ jobId }`, tolerating a bare id or a JSON string, as the answer's shape is the spec's only promise. */
-function readJobId(answer: unknown): string | undefined {
+function jobIdFromAnswer(answer: unknown): string | undefined {
 	if (typeof answer === 'string' && answer.trim() !== '' && !answer.trim().startsWith('<')) return answer.trim();
 	if (answer && typeof answer === 'object' && !Array.isArray(answer)) {
 		const record = answer as IDataObject;
