@@ -25,6 +25,8 @@ import type { JobEvent, JobSnapshot, TrackerOptions } from './jobStatusTracker';
 const DEFAULT_MAX_INDIVIDUAL_READS = 25;
 /** Stop individual reads when this share of the engine's poll budget is spent. */
 const BUDGET_SHARE = 0.5;
+/** n8n 1.x gives polls no budget: this bound keeps a poll well inside its minute there. */
+const BUDGET_WITHOUT_ENGINE_MS = 60_000;
 
 export class JobExecutionTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -120,7 +122,8 @@ export class JobExecutionTrigger implements INodeType {
 
 		const staticData = this.getWorkflowStaticData('node');
 		const state = loadState(staticData.tracker);
-		const budgetEnds = Date.now() + this.getPollBudgetMs() * BUDGET_SHARE;
+		const budgetMs = typeof this.getPollBudgetMs === 'function' ? this.getPollBudgetMs() : BUDGET_WITHOUT_ENGINE_MS;
+		const budgetEnds = Date.now() + budgetMs * BUDGET_SHARE;
 		const maxReads = Number(options.maxIndividualReads ?? DEFAULT_MAX_INDIVIDUAL_READS);
 		const individual: JobSnapshot[] = [];
 		const notFound: string[] = [];

@@ -18,7 +18,12 @@ export interface Poller {
 	restart(parameters?: INodeParameters): void;
 }
 
-export function createPoller(parameters: INodeParameters, credentials: CredentialsMap): Poller {
+export interface PollerOptions {
+	/** Poll as n8n 1.x does: its PollContext has no getPollBudgetMs. */
+	withoutPollBudget?: boolean;
+}
+
+export function createPoller(parameters: INodeParameters, credentials: CredentialsMap, options: PollerOptions = {}): Poller {
 	let currentParameters = parameters;
 	let stored: IDataObject = {};
 	let workflow: Workflow;
@@ -53,6 +58,7 @@ export function createPoller(parameters: INodeParameters, credentials: Credentia
 			const hooks = new ExecutionLifecycleHooks(mode, 'poll', {} as never);
 			const additionalData = additionalDataFor(new InMemoryCredentialsHelper(credentials), hooks);
 			const context = new PollContext(workflow, node, additionalData, mode, 'activate');
+			if (options.withoutPollBudget) Object.defineProperty(context, 'getPollBudgetMs', { value: undefined });
 			const nodeType = nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
 			const result = await nodeType.poll!.call(context);
 			// n8n saves static data after a successful poll

@@ -52,6 +52,16 @@ describe.each(INTERFACES)('Job Execution Trigger over the %s interface', (kind: 
 		expect(await poller.poll()).toBeNull();
 	});
 
+	test('in n8n 1.x, whose polls have no time budget, finished jobs still fire once', async () => {
+		fx = await startFixture(kind);
+		const poller = createPoller(params(), fx.credentials, { withoutPollBudget: true });
+		expect(await poller.poll()).toBeNull();
+		const [ok] = await submit();
+		fx.clock.advance(10_000);
+		expect(json(await poller.poll()).map((e) => [e.id, e.executionStatus])).toEqual([[ok, 'COMPLETED']]);
+		expect(await poller.poll()).toBeNull();
+	});
+
 	test('a job that jumps from QUEUED to COMPLETED between polls fires once, naming the skipped RUNNING', async () => {
 		fx = await startFixture(kind, { concurrency: 1 });
 		const poller = createPoller(params(), fx.credentials);
