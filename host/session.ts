@@ -1,0 +1,75 @@
+// One ready set-up shared by `npm start`, `npm run demo` and the end-to-end tests: a real n8n with this package
+// loaded, credentials for both interfaces pointing at a running reference server.
+import { randomBytes } from 'crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'fs';
+import { join } from 'path';
+
+import { startReferenceServer } from '../server';
+import type { ReferenceServer, ReferenceServerOptions } from '../server';
+import { hostSpec } from './hosts';
+import { ensureHost } from './install';
+import type { Log } from './install';
+import { freePort } from './n8n';
+import type { N8nInstance } from './n8n';
+import type { ServiceAccess } from './workspace';
+import { importIntoN8n, installPackage, packProject, serviceCredentials } from './workspace';
+
+export interface SessionOptions {
+	hostVersion: string;
+	userFolder: string;
+	log: Log;
+	n8nPort?: number;
+	serverPort?: number;
+	server?: Omit<ReferenceServerOptions, 'host' | 'port' | 'nativeAuth'>;
+}
+
+export interface Session {
+	n8n: N8nInstance;
+	server: ReferenceServer;
+	service: ServiceAccess;
+	// True when the user folder was created now (nothing of the user's to keep).
+	freshUserFolder: boolean;
+	close(): Promise<void>;
+}
+
+// Kept beside n8n's data: credentials imported with one key cannot be read with another.
+function encryptionKeyOf(userFolder: string): string {
+	const file = join(userFolder, 'encryption-key');
+	if (!existsSync(file)) writeFileSync(file, randomBytes(24).toString('base64url'), { mode: 0o600 });
+	return readFileSync(file, 'utf8').trim();
+}
+
+export async function openSession(options: SessionOptions): Promise<Session> {
+	const { log } = options;
+	const host = await ensureHost(hostSpec(options.hostVersion), log);
+
+	const freshUserFolder = !existsSync(join(options.userFolder, 'encryption-key'));
+	mkdirSync(options.userFolder, { recursive: true });
+	const n8n: N8nInstance = {
+		host,
+		userFolder: options.userFolder,
+		encryptionKey: encryptionKeyOf(options.userFolder),
+		port: options.n8nPort ?? (await freePort()),
+		brokerPort: await freePort(),
+	};
+
+	log('loading the package into n8n as a community package (npm pack, unpacked under .n8n/nodes)');
+	installPackage(packProject(), options.userFolder);
+
+	const nativeToken = randomBytes(18).toString('base64url');
+	const server = await startReferenceServer({
+		...options.server,
+		host: '127.0.0.1',
+		port: options.serverPort ?? 0,
+		nativeAuth: { type: 'bearer', token: nativeToken },
+	});
+	const service: ServiceAccess = { url: server.url, nativeToken, relayApiKey: server.relayApiKey, userApiKey: server.userApiKey };
+	try {
+		log('importing the credentials for the native and the relay API');
+		await importIntoN8n(n8n, serviceCredentials(service), []);
+	} catch (err) {
+		await server.close();
+		throw err;
+	}
+	return { n8n, server, service, freshUserFolder, close: () => server.close() };
+}

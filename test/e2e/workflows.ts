@@ -1,0 +1,154 @@
+// The workflows the end-to-end tests import into a real n8n, as a user would build them in the editor.
+import type { WorkflowRecord } from '../../host/workspace';
+import { NATIVE_CREDENTIAL_ID, RELAY_CREDENTIAL_ID } from '../../host/workspace';
+
+const ACTION = 'n8n-nodes-job-execution.jobExecution';
+const TRIGGER = 'n8n-nodes-job-execution.jobExecutionTrigger';
+export const BAD_RELAY_CREDENTIAL_ID = 'jobexec-relay-badkey';
+
+type Interface = 'native' | 'relay';
+
+interface NodeRecord {
+	id: string;
+	name: string;
+	type: string;
+	typeVersion: number;
+	position: [number, number];
+	parameters: Record<string, unknown>;
+	credentials?: Record<string, { id: string; name: string }>;
+	onError?: 'continueRegularOutput';
+	executeOnce?: boolean;
+}
+
+function credentialOf(via: Interface, credentialId?: string): NodeRecord['credentials'] {
+	return via === 'native'
+		? { jobExecutionApi: { id: credentialId ?? NATIVE_CREDENTIAL_ID, name: 'native' } }
+		: { jobExecutionRelayApi: { id: credentialId ?? RELAY_CREDENTIAL_ID, name: 'relay' } };
+}
+
+function authentication(via: Interface): string {
+	return via === 'native' ? 'jobExecutionApi' : 'jobExecutionRelayApi';
+}
+
+let counter = 0;
+function node(name: string, type: string, parameters: Record<string, unknown>, extra: Partial<NodeRecord> = {}): NodeRecord {
+	counter++;
+	return { id: `e2e-node-${counter}`, name, type, typeVersion: 1, position: [counter * 200, 0], parameters, ...extra };
+}
+
+const manual = () => node('Start', 'n8n-nodes-base.manualTrigger', {});
+
+// Chains of nodes hanging off the first one, each chain running its nodes in order.
+function workflow(id: string, name: string, first: NodeRecord, chains: NodeRecord[][]): WorkflowRecord {
+	const connections: Record<string, { main: Array<Array<{ node: string; type: 'main'; index: number }>> }> = {};
+	const link = (from: NodeRecord, to: NodeRecord) => {
+		connections[from.name] ??= { main: [[]] };
+		connections[from.name].main[0].push({ node: to.name, type: 'main', index: 0 });
+	};
+	for (const chain of chains) chain.forEach((current, index) => link(index === 0 ? first : chain[index - 1], current));
+	return { id, name, active: false, nodes: [first, ...chains.flat()], connections, settings: { executionOrder: 'v1' } };
+}
+
+export interface FlowRefs {
+	// The catalog's flows: native calls name the file, relay calls the flow's UUID.
+	completing: { file: string; id: string };
+	failing: { file: string; id: string };
+}
+
+function submit(via: Interface, flow: { file: string; id: string }, waitSettings: Record<string, unknown>) {
+	return {
+		authentication: authentication(via),
+		resource: 'job',
+		operation: 'submit',
+		...(via === 'native' ? { flowFileName: flow.file } : { flowId: flow.id }),
+		runProfileName: 'default',
+		waitForCompletion: true,
+		waitSettings: { pollInterval: 1, timeout: 120, ...waitSettings },
+		options: { parseLog: true },
+	};
+}
+
+function operationsChain(via: Interface, flows: FlowRefs): NodeRecord[] {
+	const credentials = credentialOf(via);
+	return [
+		node(`Submit and wait (${via})`, ACTION, submit(via, flows.completing, {}), { credentials }),
+		node(`Get (${via})`, ACTION, { authentication: authentication(via), resource: 'job', operation: 'get', jobId: '={{ $json.id }}' }, { credentials }),
+		node(
+			`Get many (${via})`,
+			ACTION,
+			{ authentication: authentication(via), resource: 'job', operation: 'getMany', scope: 'history', returnAll: false, limit: 5, options: { simplify: true } },
+			{ credentials, executeOnce: true },
+		),
+		node(
+			`Navigation URL (${via})`,
+			ACTION,
+			{ authentication: authentication(via), resource: 'flow', operation: 'getNavigationUrl', flowFileName: flows.completing.file, runProfile: 'default', nodeId: 'node_2' },
+			// The relay cannot serve a browser page, so over the relay this is a clear error, not a broken link.
+			{ credentials, executeOnce: true, ...(via === 'relay' ? { onError: 'continueRegularOutput' as const } : {}) },
+		),
+	];
+}
+
+// Submit, wait, get, list and navigate over both interfaces; a failing job both ways it can be handled.
+export function operationsWorkflow(flows: FlowRefs): WorkflowRecord {
+	return workflow('jobExecE2eOps001', 'e2e: every operation', manual(), [
+		operationsChain('native', flows),
+		operationsChain('relay', flows),
+		[
+			node('Failing job, fail the item', ACTION, submit('native', flows.failing, { onJobFailure: 'error' }), {
+				credentials: credentialOf('native'),
+				onError: 'continueRegularOutput',
+			}),
+		],
+		[node('Failing job, return data', ACTION, submit('relay', flows.failing, { onJobFailure: 'returnData' }), { credentials: credentialOf('relay') })],
+	]);
+}
+
+export function wrongRelayKeyWorkflow(): WorkflowRecord {
+	return workflow('jobExecE2eBadKey', 'e2e: wrong relay key', manual(), [
+		[
+			node(
+				'List with a wrong key',
+				ACTION,
+				{ authentication: 'jobExecutionRelayApi', resource: 'job', operation: 'getMany', scope: 'all', returnAll: true },
+				{ credentials: credentialOf('relay', BAD_RELAY_CREDENTIAL_ID) },
+			),
+		],
+	]);
+}
+
+export const TRIGGER_WORKFLOW_ID = 'jobExecE2eTrig01';
+
+// The trigger reports finished jobs to a sink, one POST per event: what reaches a downstream node is what is counted.
+export function triggerWorkflow(pollCron: string, sinkUrl: string): WorkflowRecord {
+	const trigger = node(
+		'Job finished',
+		TRIGGER,
+		{
+			pollTimes: { item: [{ mode: 'custom', cronExpression: pollCron }] },
+			authentication: 'jobExecutionApi',
+			triggerOn: 'statuses',
+			statuses: ['COMPLETED', 'ERROR'],
+			startFrom: 'now',
+		},
+		{ credentials: credentialOf('native') },
+	);
+	const report = node(
+		'Report to sink',
+		'n8n-nodes-base.httpRequest',
+		{
+			method: 'POST',
+			url: sinkUrl,
+			sendBody: true,
+			bodyParameters: {
+				parameters: [
+					{ name: 'id', value: '={{ $json.id }}' },
+					{ name: 'executionStatus', value: '={{ $json.executionStatus }}' },
+				],
+			},
+			options: {},
+		},
+		{ typeVersion: 4.2 },
+	);
+	return { ...workflow(TRIGGER_WORKFLOW_ID, 'e2e: trigger to sink', trigger, [[report]]) };
+}
