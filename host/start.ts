@@ -8,9 +8,7 @@ import type { RunningN8n } from './n8n';
 import { projectRoot } from './paths';
 import { openSession } from './session';
 import type { Session } from './session';
-import { activateWorkflow, createOwner, EXAMPLE_IDS, exampleWorkflows, importIntoN8n } from './workspace';
-
-export const OWNER = { email: 'demo@example.com', password: 'JobExecution1', firstName: 'Job', lastName: 'Builder' };
+import { activateWorkflow, createOwner, DEMO_OWNER, EXAMPLE_IDS, exampleWorkflows, importIntoN8n } from './workspace';
 
 const USAGE = `usage: npm start -- [--n8n-version ${Object.keys(HOSTS).join('|')}] [--port 5678] [--server-port 5680] [--reset-examples]`;
 
@@ -87,12 +85,12 @@ async function main(): Promise<void> {
 			void session.close().then(() => process.exit(1));
 		}
 	});
-	await createOwner(n8n.url, OWNER);
+	await createOwner(n8n.url, DEMO_OWNER);
 
 	const { service } = session;
 	log('');
 	log(`n8n ${flags.hostVersion} editor:  ${n8n.url}`);
-	log(`  login:            ${OWNER.email} / ${OWNER.password}`);
+	log(`  login:            ${DEMO_OWNER.email} / ${DEMO_OWNER.password}`);
 	log(`reference server:   ${service.url}  (native API: Bearer ${service.nativeToken})`);
 	log(`  relay apiKey:     ${service.relayApiKey}`);
 	log(`  relay user-api-key: ${service.userApiKey}`);

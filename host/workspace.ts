@@ -127,6 +127,9 @@ export interface Owner {
 	lastName: string;
 }
 
+// Loopback-only instances of `npm start` and the demo: a fixed, printed login is the point.
+export const DEMO_OWNER: Owner = { email: 'demo@example.com', password: 'JobExecution1', firstName: 'Job', lastName: 'Builder' };
+
 // The first user of a fresh instance; afterwards the setup endpoint refuses, which is fine.
 export async function createOwner(n8nUrl: string, owner: Owner): Promise<'created' | 'exists'> {
 	const response = await fetch(`${n8nUrl}/rest/owner/setup`, {

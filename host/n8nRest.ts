@@ -1,0 +1,54 @@
+// The few calls of n8n's own REST API (the editor's) the demo needs: log in and read a workflow's executions.
+import { createRequire } from 'module';
+import { join } from 'path';
+
+import type { InstalledHost } from './install';
+import type { Owner } from './workspace';
+
+// n8n binds the session cookie to this header's value.
+const BROWSER_ID = 'job-execution-demo';
+
+export interface ExecutionSummary {
+	id: string;
+	status: string;
+}
+
+export type RunData = Record<string, Array<{ data?: { main: Array<Array<{ json: Record<string, unknown> }> | null> } }>>;
+
+export class N8nRestClient {
+	private constructor(
+		private readonly url: string,
+		private readonly cookie: string,
+		private readonly host: InstalledHost,
+	) {}
+
+	static async login(url: string, owner: Owner, host: InstalledHost): Promise<N8nRestClient> {
+		const response = await fetch(`${url}/rest/login`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json', 'browser-id': BROWSER_ID },
+			body: JSON.stringify({ emailOrLdapLoginId: owner.email, password: owner.password }),
+		});
+		await response.arrayBuffer();
+		const cookie = (response.headers.get('set-cookie') ?? '').split(';')[0];
+		if (!response.ok || !cookie) throw new Error(`n8n refused the login (HTTP ${response.status})`);
+		return new N8nRestClient(url, cookie, host);
+	}
+
+	private async get(path: string): Promise<unknown> {
+		const response = await fetch(`${this.url}${path}`, { headers: { cookie: this.cookie, 'browser-id': BROWSER_ID } });
+		if (!response.ok) throw new Error(`GET ${path}: HTTP ${response.status}`);
+		return ((await response.json()) as { data: unknown }).data;
+	}
+
+	async executions(workflowId: string): Promise<ExecutionSummary[]> {
+		const data = (await this.get(`/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId }))}`)) as { results: ExecutionSummary[] };
+		return data.results;
+	}
+
+	async runData(executionId: string): Promise<RunData> {
+		const execution = (await this.get(`/rest/executions/${executionId}`)) as { data: string };
+		// Stored in the `flatted` format; parsed with the host's own copy of that package.
+		const flatted = createRequire(join(this.host.dir, 'package.json'))('flatted') as { parse(text: string): { resultData: { runData: RunData } } };
+		return flatted.parse(execution.data).resultData.runData;
+	}
+}
