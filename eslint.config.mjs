@@ -11,7 +11,7 @@ const shipped = ['index.ts', 'nodes/**/*.ts', 'credentials/**/*.ts'];
 const communityRules = n8nCommunityNodesPlugin.configs.recommended;
 
 export default tseslint.config(
-	globalIgnores(['dist', 'node_modules', 'coverage', '.n8n-host']),
+	globalIgnores(['dist', 'dist-bench', 'node_modules', 'coverage', '.n8n-host']),
 	{
 		files: ['**/*.ts'],
 		extends: [js.configs.recommended, tseslint.configs.recommended],

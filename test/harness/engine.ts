@@ -160,6 +160,8 @@ export interface RunNodeOptions {
 	items?: IDataObject[];
 	continueOnFail?: boolean;
 	mode?: WorkflowExecuteMode;
+	/** Another registered node type to run in the same way (the benchmarks' baseline node); the action node by default. */
+	nodeType?: string;
 	/** Called once the execution started, e.g. to cancel it. */
 	onStart?: (execution: { cancel(): void }) => void;
 }
@@ -181,7 +183,7 @@ export async function runActionNode(options: RunNodeOptions): Promise<RunNodeRes
 	const node: INode = {
 		id: 'a1b2c3d4-0000-4000-8000-000000000001',
 		name: NODE_NAME,
-		type: ACTION_NODE_TYPE,
+		type: options.nodeType ?? ACTION_NODE_TYPE,
 		typeVersion: 1,
 		position: [0, 0],
 		parameters: options.parameters,

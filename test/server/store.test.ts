@@ -59,6 +59,21 @@ describe('retention', () => {
 			await h.server.close();
 		}
 	});
+
+	it('keeps a running job at the front and evicts the terminal jobs after it, oldest first', async () => {
+		const h = await startHarness({ maxJobs: 3, concurrency: 10 });
+		const quick = { flowFileName: '/Shared/Flows/<b>&"x".flow' };
+		try {
+			const slow = (await submit(h)).jobId; // 3 s
+			const early = [(await submit(h, quick)).jobId, (await submit(h, quick)).jobId]; // 100 ms
+			h.clock.advance(500);
+			const late = [(await submit(h, quick)).jobId, (await submit(h, quick)).jobId];
+			expect(h.server.store.all().map((job) => job.id)).toEqual([slow, ...late]);
+			for (const id of early) expect((await h.http.get(`/api/v1/jobs/${id}`)).status).toBe(400);
+		} finally {
+			await h.server.close();
+		}
+	});
 });
 
 describe('--data persistence', () => {

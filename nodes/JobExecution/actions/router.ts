@@ -4,6 +4,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import type { CredentialType, ResolvedConnection } from '../transport';
 import { getConnection } from '../transport';
 import { settle } from '../helpers/settle';
+import type { Settled } from '../helpers/settle';
 import * as flow from './flow/Flow.resource';
 import * as job from './job/Job.resource';
 
@@ -40,24 +41,52 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		throw new NodeOperationError(this.getNode(), `The operation "${operationName}" of "${resource}" is not supported`);
 	}
 	const credentialType = this.getNodeParameter('authentication', 0) as CredentialType;
+	const concurrency = resource === 'job' && operationName === 'submit' ? job.submit.readConcurrency(this) : 1;
+	const continueOnFail = this.continueOnFail();
 	// Resolved once, on the first item that needs it; a bad credential then fails each item the same way.
 	let connection: Promise<ResolvedConnection> | undefined;
 
-	const output: INodeExecutionData[] = [];
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+	const outcomes: Array<Settled<IDataObject | IDataObject[]>> = [];
+	let failed = false;
+	await inItemOrder(items.length, concurrency, () => failed && !continueOnFail, async (itemIndex) => {
 		connection ??= getConnection.call(this, credentialType, itemIndex);
 		const outcome = await settle(connection.then(async (resolved) => await operation.call(this, itemIndex, resolved)));
+		if (!outcome.ok) failed = true;
+		outcomes[itemIndex] = outcome;
+	});
+
+	const output: INodeExecutionData[] = [];
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		const outcome = outcomes[itemIndex];
 		if (outcome.ok) {
 			for (const json of Array.isArray(outcome.value) ? outcome.value : [outcome.value]) {
 				output.push({ json, pairedItem: { item: itemIndex } });
 			}
 			continue;
 		}
+		// Items start in order and stop starting after a failure, so every item before the first failure ran.
 		const error = asNodeError(this, outcome.error, itemIndex);
-		if (!this.continueOnFail()) throw error;
+		if (!continueOnFail) throw error;
 		output.push({ json: errorJson(error), pairedItem: { item: itemIndex } });
 	}
 	return [output];
+}
+
+/**
+ * Runs `run(0 … count-1)`, starting items in index order with at most `limit` running at once, and starts no
+ * more once `stop()` says so (the ones already running finish: a submitted job cannot be taken back).
+ */
+async function inItemOrder(
+	count: number,
+	limit: number,
+	stop: () => boolean,
+	run: (itemIndex: number) => Promise<void>,
+): Promise<void> {
+	let next = 0;
+	const worker = async () => {
+		while (next < count && !stop()) await run(next++);
+	};
+	await Promise.all(Array.from({ length: Math.min(limit, count) }, worker));
 }
 
 /** Every failure leaves the node as an n8n error that knows its item. */

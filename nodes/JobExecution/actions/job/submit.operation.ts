@@ -9,6 +9,11 @@ import type { ResolvedConnection } from '../../transport';
 import { apiRequest, flowNavigationUrl, jobsPath, NATIVE_CREDENTIAL, RELAY_CREDENTIAL } from '../../transport';
 import { flowFileNameField, outputOptionsCollection, waitSettingFields } from '../common.descriptions';
 
+/** One at a time unless asked: jobs then reach the service in item order, as before the option existed. */
+export const DEFAULT_CONCURRENCY = 1;
+/** Enough to keep a batch moving without flooding the service with simultaneous submissions. */
+export const MAX_CONCURRENCY = 20;
+
 const properties: INodeProperties[] = [
 	{ ...flowFileNameField, displayOptions: { show: { '/authentication': [NATIVE_CREDENTIAL] } } },
 	{
@@ -103,9 +108,40 @@ const properties: INodeProperties[] = [
 		options: waitSettingFields,
 	},
 	{ ...outputOptionsCollection, displayOptions: { show: { waitForCompletion: [true] } } },
+	{
+		displayName: 'Batching',
+		name: 'batching',
+		type: 'collection',
+		placeholder: 'Add Setting',
+		default: {},
+		options: [
+			{
+				displayName: 'Concurrency',
+				name: 'concurrency',
+				type: 'number',
+				typeOptions: { minValue: 1, maxValue: MAX_CONCURRENCY, numberPrecision: 0 },
+				default: DEFAULT_CONCURRENCY,
+				description:
+					'How many items are submitted (and, with Wait for Completion, waited for) at the same time. Output order always follows the input.',
+			},
+		],
+	},
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['job'], operation: ['submit'] } }, properties);
+
+/** The node-wide Batching → Concurrency, refused (before anything is sent) when it is not a whole number in range. */
+export function readConcurrency(context: IExecuteFunctions): number {
+	const batching = context.getNodeParameter('batching', 0, {}) as IDataObject;
+	const value = Number(batching.concurrency ?? DEFAULT_CONCURRENCY);
+	if (!Number.isInteger(value) || value < 1 || value > MAX_CONCURRENCY) {
+		throw new NodeOperationError(
+			context.getNode(),
+			`Concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}, got ${String(batching.concurrency)}`,
+		);
+	}
+	return value;
+}
 
 function readParameters(context: IExecuteFunctions, itemIndex: number): JobParameter[] {
 	const result =

@@ -1,0 +1,59 @@
+/**
+ * The least any n8n node does to call the service: read its parameters per item through the engine, send
+ * through `httpRequestWithAuthentication` with the same credential, return the parsed answer. No checks,
+ * no error handling, no retries. Measuring it beside the Job Execution node splits the node's cost into
+ * n8n's part (engine, expressions, request helper) and ours.
+ */
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+
+import { nodeClasses } from '../../test/harness/engine';
+
+export const PLAIN_NODE_TYPE = 'bench.plainRequest';
+
+class PlainRequestNode implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Plain Request',
+		name: 'plainRequest',
+		group: ['transform'],
+		version: 1,
+		description: 'Benchmark baseline',
+		defaults: { name: 'Plain Request' },
+		inputs: ['main'],
+		outputs: ['main'],
+		credentials: [{ name: 'jobExecutionApi', required: true }],
+		properties: [
+			{ displayName: 'Method', name: 'method', type: 'string', default: 'GET' },
+			{ displayName: 'Path', name: 'path', type: 'string', default: '' },
+			{ displayName: 'Body', name: 'body', type: 'json', default: '{}' },
+			{ displayName: 'Concurrency', name: 'concurrency', type: 'number', default: 1 },
+		],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const items = this.getInputData();
+		const credentials = await this.getCredentials('jobExecutionApi');
+		const baseUrl = String(credentials.baseUrl).replace(/\/+$/, '');
+		const method = this.getNodeParameter('method', 0) as 'GET' | 'POST';
+		const output: INodeExecutionData[] = [];
+		let next = 0;
+		const worker = async () => {
+			while (next < items.length) {
+				const itemIndex = next++;
+				const path = this.getNodeParameter('path', itemIndex) as string;
+				const body = method === 'POST' ? (JSON.parse(this.getNodeParameter('body', itemIndex) as string) as IDataObject) : undefined;
+				const json = (await this.helpers.httpRequestWithAuthentication.call(this, 'jobExecutionApi', {
+					method,
+					url: `${baseUrl}${path}`,
+					body,
+					json: true,
+				})) as IDataObject;
+				output[itemIndex] = { json, pairedItem: { item: itemIndex } };
+			}
+		};
+		const concurrency = this.getNodeParameter('concurrency', 0) as number;
+		await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+		return [output];
+	}
+}
+
+nodeClasses[PLAIN_NODE_TYPE] = new PlainRequestNode();

@@ -1,0 +1,52 @@
+/**
+ * A forwarding hop that records every request (method, path, when it arrived and when it was answered), and can
+ * hold each request for a while first, like a service across a network.
+ */
+import { createServer, request } from 'http';
+import type { AddressInfo } from 'net';
+
+export interface RecordedRequest {
+	method: string;
+	path: string;
+	/** Date.now() when the request arrived and when its answer was sent. */
+	receivedAt: number;
+	answeredAt: number;
+}
+
+export interface RecordingFront {
+	url: string;
+	requests: RecordedRequest[];
+	close(): Promise<void>;
+}
+
+export async function startRecordingFront(target: string, options: { latencyMs?: number } = {}): Promise<RecordingFront> {
+	const upstream = new URL(target);
+	const requests: RecordedRequest[] = [];
+	const server = createServer((req, res) => {
+		const record: RecordedRequest = { method: req.method ?? 'GET', path: req.url ?? '/', receivedAt: Date.now(), answeredAt: NaN };
+		requests.push(record);
+		res.on('finish', () => (record.answeredAt = Date.now()));
+		const forward = () => {
+			const upstreamRequest = request(
+				{ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
+				(answer) => {
+					res.writeHead(answer.statusCode ?? 502, answer.headers);
+					answer.pipe(res);
+				},
+			);
+			req.pipe(upstreamRequest);
+		};
+		if (options.latencyMs) setTimeout(forward, options.latencyMs);
+		else forward();
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	return {
+		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+		requests,
+		close: () =>
+			new Promise<void>((resolve) => {
+				server.closeAllConnections();
+				server.close(() => resolve());
+			}),
+	};
+}

@@ -1,0 +1,58 @@
+/** The table, on the console and in BENCHMARKS.md between two markers (the rest of the file is hand-written). */
+import { existsSync, readFileSync, writeFileSync } from 'fs';
+
+import type { Figure } from './figure';
+
+export const START_MARKER = '<!-- bench:results:start (written by npm run bench; edit outside the markers) -->';
+export const END_MARKER = '<!-- bench:results:end -->';
+
+const RESULT_TEXT: Record<Figure['verdict'], string> = { pass: 'pass', miss: '**miss**', info: '–' };
+
+const cell = (text: string) => text.replace(/\|/g, '\\|');
+
+export function markdownResults(figures: Figure[], header: string[]): string {
+	const lines = [...header.map((line) => `${line}  `), ''];
+	lines.push('| # | Figure | Measured | Goal | Result |', '|---|---|---|---|---|');
+	for (const f of figures) lines.push(`| ${f.id} | ${cell(f.name)} | ${cell(f.measured)} | ${cell(f.goal)} | ${RESULT_TEXT[f.verdict]} |`);
+	const details = figures.filter((f) => f.details?.length);
+	if (details.length > 0) {
+		lines.push('', 'Details:', '');
+		for (const f of details) for (const detail of f.details ?? []) lines.push(`- ${f.id}: ${detail}`);
+	}
+	return lines.join('\n');
+}
+
+export function consoleTable(figures: Figure[]): string {
+	const rows = [['#', 'Figure', 'Measured', 'Goal', 'Result'], ...figures.map((f) => [f.id, f.name, f.measured, f.goal, f.verdict === 'info' ? '-' : f.verdict.toUpperCase()])];
+	const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
+	const line = (row: string[]) => row.map((text, column) => text.padEnd(widths[column])).join('  ');
+	const out = [line(rows[0]), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.slice(1).map(line)];
+	for (const f of figures) for (const detail of f.details ?? []) out.push(`  ${f.id}: ${detail}`);
+	return out.join('\n');
+}
+
+const NEW_FILE = (results: string) => `# Benchmarks
+
+${START_MARKER}
+${results}
+${END_MARKER}
+
+## Method and misses (hand-written)
+
+(Explain here how the figures are measured and why a goal is missed; \`npm run bench\` keeps this part.)
+`;
+
+/** Replaces what is between the markers, or writes a new file with them. */
+export function writeBenchmarksFile(path: string, results: string): void {
+	if (!existsSync(path)) {
+		writeFileSync(path, NEW_FILE(results));
+		return;
+	}
+	const text = readFileSync(path, 'utf8');
+	const start = text.indexOf(START_MARKER);
+	const end = text.indexOf(END_MARKER);
+	if (start === -1 || end === -1 || end < start) {
+		throw new Error(`${path} has no ${START_MARKER} … ${END_MARKER} block: add the two markers where the results go`);
+	}
+	writeFileSync(path, `${text.slice(0, start + START_MARKER.length)}\n${results}\n${text.slice(end)}`);
+}

@@ -1,0 +1,83 @@
+/**
+ * The reference server in its own process, as users run it: the load of the bench (n8n's engine, axios,
+ * autocannon) and the server's work then do not share one event loop, and on 2 cores each gets one.
+ */
+import { spawn } from 'child_process';
+import type { ChildProcess } from 'child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+
+import type { Catalog } from '../../server';
+import { NATIVE_TOKEN, RELAY_KEY, USER_KEY } from '../../test/harness/fixtures';
+
+export interface ServerProcess {
+	url: string;
+	pid: number;
+	/** Resident set size of the server process in bytes (Linux /proc), or undefined elsewhere. */
+	residentBytes(): number | undefined;
+	stop(): Promise<void>;
+}
+
+export interface ServerProcessOptions {
+	catalog: Catalog;
+	concurrency?: number;
+	stepMs?: number;
+	/** Require the fixtures' bearer token on the native API (default true, as a real deployment would). */
+	nativeToken?: boolean;
+}
+
+const SERVER_MAIN = join(__dirname, '..', '..', 'server', 'main.js');
+
+export async function startServerProcess(options: ServerProcessOptions): Promise<ServerProcess> {
+	const directory = mkdtempSync(join(tmpdir(), 'job-execution-bench-'));
+	const catalogFile = join(directory, 'catalog.json');
+	writeFileSync(catalogFile, JSON.stringify(options.catalog));
+	const args = [
+		SERVER_MAIN,
+		'--port', '0',
+		'--catalog', catalogFile,
+		'--relay-api-key', RELAY_KEY,
+		'--user-api-key', USER_KEY,
+		'--concurrency', String(options.concurrency ?? 4),
+		'--step-ms', String(options.stepMs ?? 1000),
+	];
+	if (options.nativeToken !== false) args.push('--native-token', NATIVE_TOKEN);
+	const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+	let stderr = '';
+	child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+	const url = await new Promise<string>((resolve, reject) => {
+		let stdout = '';
+		child.stdout?.on('data', (chunk: Buffer) => {
+			stdout += chunk.toString();
+			const line = stdout.split('\n')[0];
+			if (stdout.includes('\n')) resolve(line.trim());
+		});
+		child.once('exit', (code) => reject(new Error(`reference server exited with ${code}: ${stderr}`)));
+	});
+	return {
+		url,
+		pid: child.pid as number,
+		residentBytes: () => residentBytesOf(child.pid as number),
+		stop: () => stopChild(child, directory),
+	};
+}
+
+function residentBytesOf(pid: number): number | undefined {
+	try {
+		const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+		const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
+		return match ? Number(match[1]) * 1024 : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+async function stopChild(child: ChildProcess, directory: string): Promise<void> {
+	if (child.exitCode === null) {
+		const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+		child.kill('SIGTERM');
+		await exited;
+	}
+	rmSync(directory, { recursive: true, force: true });
+}

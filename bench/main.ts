@@ -1,0 +1,56 @@
+/**
+ * `npm run bench`: every figure of the benchmark issue on loopback against the reference server, as ratios
+ * measured within this run. Prints the table and writes it into BENCHMARKS.md. `npm run bench -- 1 5` runs
+ * figures 1 and 5 only and leaves BENCHMARKS.md alone.
+ */
+import { join } from 'path';
+
+import type { Figure } from './lib/figure';
+
+// n8n's logger would print every node error the figures provoke.
+process.env.N8N_LOG_LEVEL ??= 'silent';
+
+const FIGURES: Record<string, () => Promise<Figure[]>> = {
+	'1': async () => (await import('./figures/perItemOverhead')).measurePerItemOverhead(),
+	'2': async () => (await import('./figures/bulkSubmit')).measureBulkSubmit(),
+	'3': async () => (await import('./figures/waitForCompletion')).measureWaitForCompletion(),
+	'4': async () => (await import('./figures/trigger')).measureTrigger(),
+	'5': async () => (await import('./figures/logParser')).measureLogParser(),
+	'6': async () => (await import('./figures/referenceServer')).measureReferenceServer(),
+};
+
+async function main(): Promise<void> {
+	const { describeMachine, loadAverage } = await import('./lib/machine');
+	const { consoleTable, markdownResults, writeBenchmarksFile } = await import('./lib/report');
+	await import('./lib/plainRequestNode');
+
+	const selected = process.argv.slice(2);
+	const unknown = selected.filter((id) => !FIGURES[id]);
+	if (unknown.length > 0) throw new Error(`unknown figure ${unknown.join(', ')}; figures: ${Object.keys(FIGURES).join(', ')}`);
+	const started = Date.now();
+	const loadAtStart = loadAverage();
+	const figures: Figure[] = [];
+	for (const [id, measure] of Object.entries(FIGURES)) {
+		if (selected.length > 0 && !selected.includes(id)) continue;
+		const figureStart = Date.now();
+		process.stderr.write(`figure ${id}… `);
+		figures.push(...(await measure()));
+		process.stderr.write(`${((Date.now() - figureStart) / 1000).toFixed(1)} s\n`);
+	}
+	const seconds = (Date.now() - started) / 1000;
+	const header = [
+		`Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC in ${seconds.toFixed(0)} s; load average (1/5/15 min) ${loadAtStart} at the start, ${loadAverage()} at the end.`,
+		...describeMachine(),
+	];
+	process.stdout.write(`\n${header.join('\n')}\n\n${consoleTable(figures)}\n`);
+	if (selected.length === 0) {
+		const file = join(__dirname, '..', '..', 'BENCHMARKS.md');
+		writeBenchmarksFile(file, markdownResults(figures, header));
+		process.stdout.write(`\nwritten to ${file}\n`);
+	}
+}
+
+main().catch((error: unknown) => {
+	process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+	process.exitCode = 1;
+});

@@ -1,0 +1,185 @@
+/**
+ * Submit's Batching → Concurrency through n8n's engine against the real server: items overlap up to the limit,
+ * yet output order, pairedItem, per-item errors and "one job per item, never two" are as with one at a time.
+ */
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import type { IDataObject } from 'n8n-workflow';
+
+import { runActionNode } from '../harness/engine';
+import type { RunNodeOptions } from '../harness/engine';
+import { advanceWhileWaiting, credentialsFor, INTERFACES, SALES, startFixture } from '../harness/fixtures';
+import type { Fixture, Interface } from '../harness/fixtures';
+
+const GHOST = { path: '/Shared/Flows/ghost.flow', id: '9d8c7b6a-5f4e-4d3c-8b2a-1a0f9e8d7c6b' };
+
+/** A hop that holds each request a little before forwarding it, and records how many it held at once. */
+async function startSlowFront(target: string, holdMs: number) {
+	const upstream = new URL(target);
+	let inFlight = 0;
+	let maxInFlight = 0;
+	const server = createServer((req, res) => {
+		inFlight++;
+		maxInFlight = Math.max(maxInFlight, inFlight);
+		res.on('close', () => inFlight--);
+		setTimeout(() => {
+			const forward = request(
+				{ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
+				(answer) => {
+					res.writeHead(answer.statusCode ?? 502, answer.headers);
+					answer.pipe(res);
+				},
+			);
+			req.pipe(forward);
+		}, holdMs);
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	return {
+		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+		maxInFlight: () => maxInFlight,
+		close: () =>
+			new Promise<void>((resolve) => {
+				server.closeAllConnections();
+				server.close(() => resolve());
+			}),
+	};
+}
+
+describe.each(INTERFACES)('Submit with Batching → Concurrency over the %s interface', (kind: Interface) => {
+	let fx: Fixture;
+	beforeEach(async () => {
+		fx = await startFixture(kind, { strict: true, concurrency: 50 });
+	});
+	afterEach(async () => {
+		await fx.server.close();
+	});
+
+	const flowField = kind === 'native' ? 'flowFileName' : 'flowId';
+	const flowOf = (flow: { path: string; id: string }) => (kind === 'native' ? flow.path : flow.id);
+
+	/** Each item names its flow and profile and tags its job with its index, so a job can be traced to its item. */
+	const submit = (items: IDataObject[], concurrency: number, extra: Partial<RunNodeOptions> = {}) =>
+		runActionNode({
+			credentials: fx.credentials,
+			items,
+			...extra,
+			parameters: {
+				authentication: fx.authentication,
+				resource: 'job',
+				operation: 'submit',
+				[flowField]: '={{ $json.flow }}',
+				runProfileName: '={{ $json.profile }}',
+				parameters: { parameter: [{ name: 'item', type: 'integer', value: '={{ $json.n }}' }] },
+				batching: { concurrency },
+			},
+		});
+
+	const good = (n: number): IDataObject => ({ n, flow: flowOf(SALES), profile: 'default' });
+	/** Refused by the node before anything is sent. */
+	const noProfile = (n: number): IDataObject => ({ n, flow: flowOf(SALES), profile: '' });
+	/** Refused by the service (strict catalog): a 400 after a round trip. */
+	const unknownFlow = (n: number): IDataObject => ({ n, flow: flowOf(GHOST), profile: 'default' });
+
+	/** The item index each stored job was tagged with, in submission order. */
+	const storedItems = () => fx.server.store.all().map((job) => Number(job.parameters[0].value));
+
+	test('runs up to the limit at once, and output order, pairedItem and jobs follow the items', async () => {
+		const front = await startSlowFront(fx.server.url, 30);
+		try {
+			const items = Array.from({ length: 12 }, (_, n) => good(n));
+			const result = await submit(items, 4, { credentials: credentialsFor(front.url) });
+			expect(result.error).toBeUndefined();
+			expect(front.maxInFlight()).toBe(4);
+			expect(result.items.map((item) => item.pairedItem)).toEqual(items.map((_, n) => ({ item: n })));
+			expect(result.json.map((json) => (json.parameters as IDataObject[])[0].value)).toEqual(items.map((_, n) => String(n)));
+			// Exactly one job per item, and each output carries the job its own item created.
+			expect([...storedItems()].sort((a, b) => a - b)).toEqual(items.map((_, n) => n));
+			for (const [n, json] of result.json.entries()) {
+				expect(fx.server.store.all().find((job) => job.id === json.jobId)?.parameters[0].value).toBe(String(n));
+			}
+		} finally {
+			await front.close();
+		}
+	});
+
+	test('the default sends one at a time, in item order', async () => {
+		const front = await startSlowFront(fx.server.url, 10);
+		try {
+			const result = await runActionNode({
+				credentials: credentialsFor(front.url),
+				items: [good(0), good(1), good(2)],
+				parameters: {
+					authentication: fx.authentication,
+					resource: 'job',
+					operation: 'submit',
+					[flowField]: '={{ $json.flow }}',
+					runProfileName: 'default',
+					parameters: { parameter: [{ name: 'item', type: 'integer', value: '={{ $json.n }}' }] },
+				},
+			});
+			expect(result.error).toBeUndefined();
+			expect(front.maxInFlight()).toBe(1);
+			expect(storedItems()).toEqual([0, 1, 2]);
+		} finally {
+			await front.close();
+		}
+	});
+
+	test('with Continue On Fail, each error lands on its own item and every good item gets its job', async () => {
+		const items = [good(0), unknownFlow(1), noProfile(2), good(3), unknownFlow(4), good(5), noProfile(6), good(7)];
+		const result = await submit(items, 5, { continueOnFail: true });
+		expect(result.error).toBeUndefined();
+		expect(result.items.map((item) => item.pairedItem)).toEqual(items.map((_, n) => ({ item: n })));
+		const failedItems = result.json.flatMap((json, n) => (json.error ? [n] : []));
+		expect(failedItems).toEqual([1, 2, 4, 6]);
+		expect(result.json[1].httpCode).toBe('400');
+		expect(result.json[2].error).toBe('Run Profile is empty (item 2)');
+		expect(result.json[6].error).toBe('Run Profile is empty (item 6)');
+		expect([...storedItems()].sort((a, b) => a - b)).toEqual([0, 3, 5, 7]);
+		for (const n of [0, 3, 5, 7]) expect(fx.server.store.has(result.json[n].jobId as string)).toBe(true);
+	});
+
+	test('without Continue On Fail, the first failing item in item order is reported, not the first to fail', async () => {
+		// Item 3 fails at once (nothing to send); item 1 fails later, after its round trip.
+		const items = [good(0), unknownFlow(1), good(2), noProfile(3), good(4), good(5), good(6), good(7)];
+		const result = await submit(items, 4);
+		expect(result.error?.message).toMatch(/^Bad request: /);
+		expect(result.error?.context?.itemIndex).toBe(1);
+		// Items 0 to 3 started together; once one failed no other started, and the running good ones finished once.
+		expect([...storedItems()].sort((a, b) => a - b)).toEqual([0, 2]);
+	});
+
+	test('with Wait for Completion, the items wait side by side', async () => {
+		const stopClock = advanceWhileWaiting(fx.clock, 1000);
+		try {
+			const items = [good(0), good(1), good(2)];
+			const result = await runActionNode({
+				credentials: fx.credentials,
+				items,
+				parameters: {
+					authentication: fx.authentication,
+					resource: 'job',
+					operation: 'submit',
+					[flowField]: '={{ $json.flow }}',
+					runProfileName: 'default',
+					waitForCompletion: true,
+					waitSettings: { pollInterval: 1 },
+					batching: { concurrency: 3 },
+				},
+			});
+			expect(result.error).toBeUndefined();
+			expect(result.json.map((json) => json.executionStatus)).toEqual(['COMPLETED', 'COMPLETED', 'COMPLETED']);
+			// All three submitted before the first status read: one at a time would alternate submit, read, submit.
+			expect(result.sent.slice(0, 3).map((sent) => sent.method)).toEqual(['POST', 'POST', 'POST']);
+		} finally {
+			stopClock();
+		}
+	});
+
+	test('a Concurrency outside 1 to 20 stops the node before anything is sent', async () => {
+		const result = await submit([good(0)], 21);
+		expect(result.error?.message).toBe('Concurrency must be a whole number from 1 to 20, got 21');
+		expect(fx.server.store.count()).toBe(0);
+	});
+});
