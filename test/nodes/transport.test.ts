@@ -76,6 +76,18 @@ describe.each(INTERFACES)('transport over the %s interface', (kind: Interface) =
 		expect(fx.server.stats.byRoute[callRoute('GET')]).toBe(3);
 	});
 
+	test('a read answered with malformed JSON is read again', async () => {
+		fx = await startFixture(kind);
+		fx.server.faults.inject({ kind: 'malformedJson', after: true });
+		const result = await runActionNode({
+			credentials: fx.credentials,
+			parameters: parameters({ operation: 'getMany', returnAll: true }),
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.json).toEqual([]);
+		expect(fx.server.stats.byRoute[callRoute('GET')]).toBe(2);
+	});
+
 	test('a submit answered 503 is not repeated, and says the job may exist', async () => {
 		fx = await startFixture(kind);
 		fx.server.faults.inject({ kind: 'status', status: 503 });
@@ -115,17 +127,17 @@ describe.each(INTERFACES)('transport over the %s interface', (kind: Interface) =
 		for (const secret of SECRETS) expect(text).not.toContain(secret);
 	});
 
-	test('a 400 without a body gets a readable hint', async () => {
+	test('a submit answered 400 without a body gets a readable hint and says the job may exist', async () => {
 		fx = await startFixture(kind);
 		fx.server.faults.inject({ kind: 'emptyBadRequest' });
 		const result = await runActionNode({
 			credentials: fx.credentials,
 			parameters: parameters({ operation: 'submit', ...fx.flow(SALES), runProfileName: 'default' }),
 		});
-		expect(result.error?.message).toBe(
-			kind === 'native'
-				? 'The service refused the job: check the flow path, the run profile and the parameters.'
-				: 'The service refused the job: check the flow ID, the run profile and the parameters.',
+		expect(result.error?.message).toBe('The service answered the submission with HTTP 400 and no detail');
+		expect(result.error?.description).toBe(
+			`Check the flow ${kind === 'native' ? 'path' : 'ID'}, the run profile and the parameters. The service also answers 400 ` +
+				'for its own errors. The service may have accepted the job: check the job list before resubmitting.',
 		);
 		expect(result.error?.httpCode).toBe('400');
 	});

@@ -5,8 +5,9 @@ import { checkParameters, parametersFromJson } from '../../helpers/jobParameters
 import type { JobParameter } from '../../helpers/jobParameters';
 import { formatJob } from '../../helpers/jobOutput';
 import { readWaitSettings, waitForJob } from '../../helpers/waitForJob';
-import type { ResolvedConnection } from '../../transport';
-import { apiRequest, flowNavigationUrl, jobsPath, NATIVE_CREDENTIAL, RELAY_CREDENTIAL } from '../../transport';
+import type { ApiCall, ResolvedConnection } from '../../transport';
+import { apiRequest, flowNavigationUrl, jobIdProblem, jobsPath, NATIVE_CREDENTIAL, RELAY_CREDENTIAL } from '../../transport';
+import { toNodeApiError } from '../../transport/errors';
 import { flowFileNameField, outputOptionsCollection, waitSettingFields } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
@@ -146,13 +147,12 @@ export async function execute(
 
 	const body: IDataObject = { [flowKey]: flow, runProfileName, notificationEnabled };
 	if (parameters.length > 0) body.parameters = parameters as unknown as IDataObject[];
-	const { body: answer } = await apiRequest.call(this, connection, { method: 'POST', path: jobsPath(), body }, { itemIndex });
+	const call: ApiCall = { method: 'POST', path: jobsPath(), body };
+	const { statusCode, body: answer } = await apiRequest.call(this, connection, call, { itemIndex });
 	const jobId = jobIdFromAnswer(answer);
 	if (!jobId) {
-		throw new NodeOperationError(this.getNode(), 'The service accepted the request but returned no jobId', {
-			itemIndex,
-			description: 'Check the job list: the job may exist.',
-		});
+		const failure = { kind: 'unreadable', statusCode, problem: 'has no usable job ID' } as const;
+		throw toNodeApiError(this.getNode(), failure, call, connection, connection.secrets, itemIndex);
 	}
 
 	if (waitSettings) {
@@ -166,13 +166,17 @@ export async function execute(
 	return output;
 }
 
-/** `{ jobId }`, tolerating a bare id or a JSON string, as the answer's shape is the spec's only promise. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * `{ jobId }` (or `{ id }`), or a bare id as text or a JSON string. A bare text must have the UUID form the spec gives
+ * job ids, so that a status text such as "Accepted" is never taken for an id.
+ */
 function jobIdFromAnswer(answer: unknown): string | undefined {
-	if (typeof answer === 'string' && answer.trim() !== '' && !answer.trim().startsWith('<')) return answer.trim();
-	if (answer && typeof answer === 'object' && !Array.isArray(answer)) {
-		const record = answer as IDataObject;
-		const id = record.jobId ?? record.id;
-		if (typeof id === 'string' && id.trim() !== '') return id.trim();
-	}
-	return undefined;
+	let id: unknown = answer;
+	if (answer && typeof answer === 'object' && !Array.isArray(answer)) id = (answer as IDataObject).jobId ?? (answer as IDataObject).id;
+	else if (typeof answer !== 'string' || !UUID.test(answer.trim())) return undefined;
+	if (typeof id !== 'string') return undefined;
+	const trimmed = id.trim();
+	return jobIdProblem(trimmed) === null ? trimmed : undefined;
 }
