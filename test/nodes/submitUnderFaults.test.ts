@@ -5,8 +5,9 @@
  */
 import type { Fault } from '../../server';
 import { runActionNode } from '../harness/engine';
-import { INTERFACES, SALES, SECRETS, startFixture } from '../harness/fixtures';
+import { INTERFACES, NATIVE_TOKEN, RELAY_KEY, SALES, startFixture, USER_KEY } from '../harness/fixtures';
 import type { Fixture, Interface } from '../harness/fixtures';
+import { expectNoSecrets } from '../harness/secrets';
 
 const MAY_EXIST = 'may have accepted the job: check the job list before resubmitting';
 const ITEMS = 3;
@@ -15,7 +16,7 @@ type Outcome = 'submitted' | 'mayExist' | 'notSubmitted';
 
 interface Case {
 	label: string;
-	fault: Fault | 'serverDown';
+	fault: Fault | 'serverDown' | ((kind: Interface) => Fault);
 	created: 0 | 1;
 	outcome: Outcome;
 }
@@ -36,6 +37,12 @@ const CASES: Case[] = [
 	{ label: 'HTML page with HTTP 200 after processing', fault: { kind: 'html', status: 200, after: true }, created: 1, outcome: 'mayExist' },
 	{ label: 'empty 400', fault: { kind: 'emptyBadRequest' }, created: 0, outcome: 'mayExist' },
 	{ label: 'bare string 400', fault: { kind: 'bareString', status: 400, text: 'flow is locked' }, created: 0, outcome: 'notSubmitted' },
+	{
+		label: 'bare string 400 echoing the keys',
+		fault: (kind) => ({ kind: 'bareString', status: 400, text: kind === 'native' ? `Bearer ${NATIVE_TOKEN} refused` : `keys ${RELAY_KEY} / ${USER_KEY} refused` }),
+		created: 0,
+		outcome: 'notSubmitted',
+	},
 	{ label: 'bare string 200 after processing', fault: { kind: 'bareString', text: 'Accepted', after: true }, created: 1, outcome: 'mayExist' },
 	{ label: 'connection refused (server down)', fault: 'serverDown', created: 0, outcome: 'notSubmitted' },
 ];
@@ -54,8 +61,11 @@ describe.each(INTERFACES)('submit under faults over the %s interface', (kind: In
 		await fx.server.close();
 	});
 
-	test.each(CASES)('$label: $created job(s) per item, $outcome', async ({ label, fault, created, outcome }) => {
+	test.each(CASES)('$label: $created job(s) per item, $outcome', async ({ label, fault: given, created, outcome }) => {
+		const fault = typeof given === 'function' ? given(kind) : given;
 		fx = await startFixture(kind);
+		// The node holds only the credential of its interface; the server echoes every key.
+		const usable = { [fx.authentication]: fx.credentials[fx.authentication] };
 		if (fault === 'serverDown') await fx.server.close();
 		else fx.server.faults.inject({ ...fault, method: 'POST', times: ITEMS });
 		const result = await runActionNode({
@@ -89,8 +99,18 @@ describe.each(INTERFACES)('submit under faults over the %s interface', (kind: In
 			else expect(said).not.toContain('may have accepted');
 			if (outcome === 'notSubmitted') expect(said).toMatch(/no job was submitted|refused the job/);
 		}
-		const everything = JSON.stringify(result.run);
-		for (const secret of SECRETS) expect(everything).not.toContain(secret);
+		expectNoSecrets(result, usable);
+		// The same fault without Continue On Fail: the error object n8n keeps holds no secret either.
+		if (fault !== 'serverDown' && outcome !== 'submitted') {
+			fx.server.faults.inject({ ...fault, method: 'POST' });
+			const failed = await runActionNode({
+				credentials: fx.credentials,
+				parameters: { authentication: fx.authentication, resource: 'job', operation: 'submit', ...fx.flow(SALES), runProfileName: 'default' },
+			});
+			expect(failed.error?.name).toBe('NodeApiError');
+			expect(failed.error?.context?.itemIndex).toBe(0);
+			expectNoSecrets(failed, usable);
+		}
 
 		const row = table.findIndex((line) => line.startsWith(`| ${label} |`));
 		const message = outcome === 'submitted' ? 'ok: jobId returned' : said.trim().replace(/\s+/g, ' ');

@@ -10,7 +10,7 @@ import type {
 import type { Failure } from './errors';
 import { isTransient, toNodeApiError } from './errors';
 import type { ApiCall, Connection, CredentialType } from './requestBuilders';
-import { buildRequest, normalizeServiceUrl, RELAY_CREDENTIAL } from './requestBuilders';
+import { buildRequest, credentialProblem, normalizeServiceUrl, RELAY_CREDENTIAL } from './requestBuilders';
 
 export * from './requestBuilders';
 
@@ -44,10 +44,9 @@ export async function getConnection(
 	);
 	const raw = credentialType === RELAY_CREDENTIAL ? credentials.relayUrl : credentials.baseUrl;
 	const normalized = normalizeServiceUrl(raw, credentialType);
-	if (normalized.problem !== undefined) {
-		throw new NodeOperationError(this.getNode(), normalized.problem, { itemIndex });
-	}
-	return { credentialType, baseUrl: normalized.url, secrets };
+	const problem = normalized.problem ?? credentialProblem(credentials, credentialType);
+	if (problem !== null) throw new NodeOperationError(this.getNode(), problem, { itemIndex });
+	return { credentialType, baseUrl: normalized.url as string, secrets };
 }
 
 /**

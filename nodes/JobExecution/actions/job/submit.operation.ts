@@ -1,12 +1,13 @@
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { checkParameters, parametersFromJson } from '../../helpers/jobParameters';
 import type { JobParameter } from '../../helpers/jobParameters';
-import { formatJob } from '../../helpers/jobOutput';
+import { badParameter, readBoolean, readText } from '../../helpers/itemParameters';
+import { formatJob, readOutputOptions } from '../../helpers/jobOutput';
 import { readWaitSettings, waitForJob } from '../../helpers/waitForJob';
 import type { ApiCall, ResolvedConnection } from '../../transport';
-import { apiRequest, flowNavigationUrl, jobIdProblem, jobsPath, NATIVE_CREDENTIAL, RELAY_CREDENTIAL } from '../../transport';
+import { apiRequest, flowNavigationUrl, isUuid, jobIdProblem, jobsPath, NATIVE_CREDENTIAL, RELAY_CREDENTIAL } from '../../transport';
 import { toNodeApiError } from '../../transport/errors';
 import { flowFileNameField, outputOptionsCollection, waitSettingFields } from '../common.descriptions';
 
@@ -112,22 +113,16 @@ function readParameters(context: IExecuteFunctions, itemIndex: number): JobParam
 	const result =
 		context.getNodeParameter('parametersInputMode', itemIndex, 'fields') === 'json'
 			? parametersFromJson(context.getNodeParameter('parametersJson', itemIndex, '[]'))
-			: checkParameters(
-					((context.getNodeParameter('parameters', itemIndex, {}) as IDataObject).parameter as IDataObject[] | undefined) ?? [],
-				);
+			: checkParameters((context.getNodeParameter('parameters', itemIndex, {}) as IDataObject).parameter ?? []);
 	if (result.problem) {
-		throw new NodeOperationError(context.getNode(), `${result.problem.subject} ${result.problem.reason} (item ${itemIndex})`, {
+		throw badParameter(
+			context,
 			itemIndex,
-			description: 'Parameter names must be unique and not empty; integer values whole numbers; float values numbers.',
-		});
+			`${result.problem.subject} ${result.problem.reason}`,
+			'Parameter names must be unique and not empty; integer values whole numbers; float values numbers.',
+		);
 	}
 	return result.parameters;
-}
-
-function requiredText(context: IExecuteFunctions, name: string, label: string, itemIndex: number): string {
-	const value = String(context.getNodeParameter(name, itemIndex, '') ?? '').trim();
-	if (value === '') throw new NodeOperationError(context.getNode(), `${label} is empty (item ${itemIndex})`, { itemIndex });
-	return value;
 }
 
 export async function execute(
@@ -137,13 +132,17 @@ export async function execute(
 ): Promise<IDataObject> {
 	const relay = connection.credentialType === RELAY_CREDENTIAL;
 	const flowKey = relay ? 'flowId' : 'flowFileName';
-	const flow = requiredText(this, flowKey, relay ? 'Flow ID' : 'Flow File Path', itemIndex);
-	const runProfileName = requiredText(this, 'runProfileName', 'Run Profile', itemIndex);
-	const notificationEnabled = this.getNodeParameter('notificationEnabled', itemIndex, false) as boolean;
+	const flow = readText(this, itemIndex, flowKey, relay ? 'Flow ID' : 'Flow File Path', { required: true });
+	if (relay && !isUuid(flow)) {
+		throw badParameter(this, itemIndex, `Flow ID "${flow.slice(0, 80)}" is not a UUID`, 'The relay names flows by their ID, e.g. 3f2b8c1e-6d4a-4b7e-9a51-0c8d2e7f4a10.');
+	}
+	const runProfileName = readText(this, itemIndex, 'runProfileName', 'Run Profile', { required: true });
+	const notificationEnabled = readBoolean(this, itemIndex, 'notificationEnabled', 'Notification Enabled', false);
 	const parameters = readParameters(this, itemIndex);
-	const waitForCompletion = this.getNodeParameter('waitForCompletion', itemIndex, false) as boolean;
+	const waitForCompletion = readBoolean(this, itemIndex, 'waitForCompletion', 'Wait for Completion', false);
 	// Read every setting before submitting: a bad setting must never leave a job behind without its item.
 	const waitSettings = waitForCompletion ? readWaitSettings(this, itemIndex, 'waitSettings') : undefined;
+	const outputOptions = waitForCompletion ? readOutputOptions(this, itemIndex) : undefined;
 
 	const body: IDataObject = { [flowKey]: flow, runProfileName, notificationEnabled };
 	if (parameters.length > 0) body.parameters = parameters as unknown as IDataObject[];
@@ -157,7 +156,7 @@ export async function execute(
 
 	if (waitSettings) {
 		const job = await waitForJob.call(this, connection, jobId, waitSettings, itemIndex, { readFirst: false });
-		return { ...formatJob(job, this.getNodeParameter('options', itemIndex, {}) as IDataObject), jobId };
+		return { ...formatJob(job, outputOptions ?? {}), jobId };
 	}
 	const output: IDataObject = { jobId, [flowKey]: flow, runProfileName, notificationEnabled, parameters: parameters as unknown as IDataObject[] };
 	if (connection.credentialType === NATIVE_CREDENTIAL) {
@@ -166,8 +165,6 @@ export async function execute(
 	return output;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * `{ jobId }` (or `{ id }`), or a bare id as text or a JSON string. A bare text must have the UUID form the spec gives
  * job ids, so that a status text such as "Accepted" is never taken for an id.
@@ -175,7 +172,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 function jobIdFromAnswer(answer: unknown): string | undefined {
 	let id: unknown = answer;
 	if (answer && typeof answer === 'object' && !Array.isArray(answer)) id = (answer as IDataObject).jobId ?? (answer as IDataObject).id;
-	else if (typeof answer !== 'string' || !UUID.test(answer.trim())) return undefined;
+	else if (typeof answer !== 'string' || !isUuid(answer.trim())) return undefined;
 	if (typeof id !== 'string') return undefined;
 	const trimmed = id.trim();
 	return jobIdProblem(trimmed) === null ? trimmed : undefined;
