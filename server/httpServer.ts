@@ -11,6 +11,8 @@ import type { Clock } from './clock';
 import { JobStore } from './jobStore';
 import { handleNative, message, nativeRouteOf } from './nativeRoutes';
 import type { NativeContext, NativeResponse, StatusFilterForm } from './nativeRoutes';
+import { FaultInjector, faultAnswer } from './faults';
+import type { Fault } from './faults';
 import { DataFileWriter, loadDataFile } from './persistence';
 import { handleRelay, RELAY_HTTP_METHOD, RELAY_PATHS, safeEqual, TOO_LARGE } from './relay';
 
@@ -34,6 +36,12 @@ export interface ReferenceServerOptions {
 	maxJobs?: number;
 	dataFile?: string;
 	maxBodyBytes?: number;
+	// A request whose headers have not all arrived after this long is dropped (default 20 s)...
+	headersTimeoutMs?: number;
+	// ...and one not fully received after this long (default 30 s): slow or stalled clients cannot hold sockets.
+	requestTimeoutMs?: number;
+	// Test only: faults queued from the start (see server.faults).
+	faults?: Fault[];
 }
 
 export interface ServerStats {
@@ -51,12 +59,37 @@ export interface ReferenceServer {
 	store: JobStore;
 	catalog: CatalogIndex;
 	stats: ServerStats;
+	// Test only: queue faults for the next matching requests (server/faults.ts). Nothing is injected unless asked.
+	faults: FaultInjector;
 	// Number of data-file writes done (0 without --data).
 	dataFileWrites(): number;
 	close(): Promise<void>;
 }
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+export const DEFAULT_HEADERS_TIMEOUT_MS = 20_000;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
+// An answer of the HTTP layer: the route's response plus transport headers.
+interface Answer {
+	response: NativeResponse;
+	extra?: Record<string, string>;
+}
+
+function pause(ms: number): Promise<void> {
+	return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+function header(req: IncomingMessage, name: string): string {
+	const value = req.headers[name];
+	return (Array.isArray(value) ? value[0] : value) ?? '';
+}
+
+function timeoutOption(name: string, value: number | undefined, fallback: number): number {
+	const ms = value ?? fallback;
+	if (!Number.isInteger(ms) || ms < 1) throw new Error(`${name} must be a positive integer (milliseconds)`);
+	return ms;
+}
 
 function randomKey(): string {
 	return randomBytes(24).toString('base64url');
@@ -158,55 +191,87 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
 		stats.byRoute[route] = (stats.byRoute[route] ?? 0) + 1;
 	};
 
+	const faults = new FaultInjector();
+	if (options.faults) faults.inject(options.faults);
+
+	const answer = async (req: IncomingMessage, method: string, path: string, query: URLSearchParams): Promise<Answer> => {
+		const relayCall = RELAY_PATHS[path];
+		if (relayCall) {
+			if (method !== RELAY_HTTP_METHOD[relayCall]) {
+				return { response: message(405, `method ${method} not allowed on ${path}`), extra: { allow: RELAY_HTTP_METHOD[relayCall] } };
+			}
+			const r = await handleRelay(ctx, keys, { call: relayCall, headers: req.headers, readBody: () => readBody(req, maxBody) });
+			return { response: r, extra: r.status === 413 ? { connection: 'close' } : undefined };
+		}
+		const route = nativeRouteOf(path);
+		if (!route) return { response: message(404, `no route for ${method} ${path.slice(0, 200)}`) };
+		if (options.nativeAuth && !nativeAuthOk(options.nativeAuth, req)) {
+			const challenge = options.nativeAuth.type === 'bearer' ? 'Bearer' : 'Basic realm="job-execution"';
+			return { response: message(401, 'missing or invalid credentials'), extra: options.nativeAuth.type === 'header' ? undefined : { 'www-authenticate': challenge } };
+		}
+		let body: string | undefined;
+		if (method === 'POST' && route.methods.includes('POST')) {
+			body = await readBody(req, maxBody);
+			if (body === undefined) return { response: TOO_LARGE, extra: { connection: 'close' } };
+		}
+		return { response: await handleNative(ctx, { method, path, query, body, flowRef: 'flowFileName' }) };
+	};
+
 	const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
 		const method = (req.method ?? 'GET').toUpperCase();
 		const rawUrl = req.url ?? '/';
 		const q = rawUrl.indexOf('?');
 		const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
 		const query = new URLSearchParams(q === -1 ? '' : rawUrl.slice(q + 1));
-
 		const relayCall = RELAY_PATHS[path];
-		if (relayCall) {
-			count(`${RELAY_HTTP_METHOD[relayCall]} ${path}`);
-			if (method !== RELAY_HTTP_METHOD[relayCall]) {
-				send(res, message(405, `method ${method} not allowed on ${path}`), { allow: RELAY_HTTP_METHOD[relayCall] });
-				return;
-			}
-			const r = await handleRelay(ctx, keys, { call: relayCall, headers: req.headers, readBody: () => readBody(req, maxBody) });
-			send(res, r, r.status === 413 ? { connection: 'close' } : undefined);
-			return;
-		}
+		const route = relayCall ? undefined : nativeRouteOf(path);
+		count(relayCall ? `${RELAY_HTTP_METHOD[relayCall]} ${path}` : route ? `${method} ${route.name}` : 'other');
 
-		const route = nativeRouteOf(path);
-		count(route ? `${method} ${route.name}` : 'other');
-		if (!route) {
-			send(res, message(404, `no route for ${method} ${path.slice(0, 200)}`));
-			return;
-		}
-		if (options.nativeAuth && !nativeAuthOk(options.nativeAuth, req)) {
-			send(res, message(401, 'missing or invalid credentials'), options.nativeAuth.type === 'header' ? undefined : { 'www-authenticate': options.nativeAuth.type === 'bearer' ? 'Bearer' : 'Basic realm="job-execution"' });
-			return;
-		}
-		let body: string | undefined;
-		if (method === 'POST' && route.methods.includes('POST')) {
-			body = await readBody(req, maxBody);
-			if (body === undefined) {
-				send(res, TOO_LARGE, { connection: 'close' });
+		const fault = faults.take(
+			relayCall
+				? { api: 'relay', method: header(req, 'method').trim().toUpperCase() || method, target: header(req, 'endpoint') }
+				: { api: 'native', method, target: rawUrl },
+		);
+		if (fault && !fault.after) {
+			if (fault.kind === 'drop') {
+				req.socket.destroy();
+				return;
+			}
+			if (fault.kind === 'latency') {
+				await pause(fault.ms ?? 1000);
+			} else {
+				req.resume();
+				send(res, faultAnswer(fault, undefined) as NativeResponse);
 				return;
 			}
 		}
-		send(res, await handleNative(ctx, { method, path, query, body, flowRef: 'flowFileName' }));
+		const result = await answer(req, method, path, query);
+		if (fault?.after) {
+			if (fault.kind === 'drop') {
+				// The route ran (a submitted job exists) but the client never hears of it.
+				req.socket.destroy();
+				return;
+			}
+			if (fault.kind === 'latency') await pause(fault.ms ?? 1000);
+			else result.response = faultAnswer(fault, result.response) as NativeResponse;
+		}
+		send(res, result.response, result.extra);
 	};
 
-	const server = createServer((req, res) => {
-		handle(req, res).catch((err: unknown) => {
-			// The spec's 400 covers "bad request or server error".
-			send(res, message(400, `server error: ${(err as Error).message ?? String(err)}`));
-		});
-	});
-	// Slow or stalled requests are dropped instead of holding sockets forever.
-	server.requestTimeout = 30_000;
-	server.headersTimeout = 20_000;
+	const requestTimeout = timeoutOption('requestTimeoutMs', options.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS);
+	// Node refuses a headers deadline later than the whole request's.
+	const headersTimeout = Math.min(requestTimeout, timeoutOption('headersTimeoutMs', options.headersTimeoutMs, DEFAULT_HEADERS_TIMEOUT_MS));
+	// Slow or stalled requests are dropped instead of holding sockets forever. Node checks the deadlines every
+	// connectionsCheckingInterval (30 s by default), so it is tied to the shorter deadline.
+	const server = createServer(
+		{ headersTimeout, requestTimeout, connectionsCheckingInterval: Math.min(1000, Math.max(10, Math.floor(headersTimeout / 4))) },
+		(req, res) => {
+			handle(req, res).catch((err: unknown) => {
+				// The spec's 400 covers "bad request or server error".
+				send(res, message(400, `server error: ${(err as Error).message ?? String(err)}`));
+			});
+		},
+	);
 	const sockets = new Set<Socket>();
 	server.on('connection', (socket: Socket) => {
 		sockets.add(socket);
@@ -247,6 +312,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
 		store,
 		catalog,
 		stats,
+		faults,
 		dataFileWrites: () => writer?.writes ?? 0,
 		close,
 	};

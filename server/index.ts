@@ -1,5 +1,5 @@
 // Public surface of the reference server (tests, benchmarks, demos).
-export { startReferenceServer, MAX_BODY_BYTES } from './httpServer';
+export { startReferenceServer, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, MAX_BODY_BYTES } from './httpServer';
 export type { NativeAuth, ReferenceServer, ReferenceServerOptions, ServerStats } from './httpServer';
 export { ManualClock, systemClock, DEFAULT_MANUAL_START } from './clock';
 export type { Clock } from './clock';
@@ -12,6 +12,8 @@ export { formatElapsed, formatRuntime, formatSeconds, formatTimestamp } from './
 export { handleNative } from './nativeRoutes';
 export type { FlowRef, NativeContext, NativeRequest, NativeResponse, StatusFilterForm } from './nativeRoutes';
 export { handleRelay, parseEndpoint, RELAY_401 } from './relay';
+export { FaultInjector, faultAnswer } from './faults';
+export type { AppliedFault, Fault, FaultKind, FaultRequest } from './faults';
 export { DataFileError, loadDataFile } from './persistence';
 export { parseArgs, runCli, USAGE } from './main';
 export { mulberry32 } from './random';

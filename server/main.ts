@@ -4,7 +4,8 @@ import type { ReferenceServer, ReferenceServerOptions } from './httpServer';
 
 export const USAGE =
 	'usage: main.js [--host 127.0.0.1] [--port 8080|0] [--catalog FILE] [--relay-api-key K] [--user-api-key U]\n' +
-	'               [--step-ms N] [--strict] [--data FILE] [--concurrency N] [--native-token T]';
+	'               [--step-ms N] [--strict] [--data FILE] [--concurrency N] [--native-token T]\n' +
+	'               [--headers-timeout-ms N] [--request-timeout-ms N]';
 
 export class CliUsageError extends Error {}
 
@@ -28,7 +29,7 @@ function positiveInt(flag: string, value: string, min: number): number {
 // Hand-written parser: `--flag value` or `--flag=value`; unknown flags and missing values are usage errors.
 export function parseArgs(argv: string[]): ReferenceServerOptions {
 	const options: ReferenceServerOptions = { port: 8080 };
-	const withValue = new Set(['--host', '--port', '--catalog', '--relay-api-key', '--user-api-key', '--step-ms', '--data', '--concurrency', '--native-token']);
+	const withValue = new Set(['--host', '--port', '--catalog', '--relay-api-key', '--user-api-key', '--step-ms', '--data', '--concurrency', '--native-token', '--headers-timeout-ms', '--request-timeout-ms']);
 	for (let i = 0; i < argv.length; i++) {
 		let flag = argv[i];
 		let value: string | undefined;
@@ -76,6 +77,12 @@ export function parseArgs(argv: string[]): ReferenceServerOptions {
 				break;
 			case '--native-token':
 				options.nativeAuth = { type: 'bearer', token: value };
+				break;
+			case '--headers-timeout-ms':
+				options.headersTimeoutMs = positiveInt(flag, value, 1);
+				break;
+			case '--request-timeout-ms':
+				options.requestTimeoutMs = positiveInt(flag, value, 1);
 				break;
 		}
 	}

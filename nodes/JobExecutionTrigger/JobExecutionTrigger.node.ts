@@ -113,7 +113,8 @@ export class JobExecutionTrigger implements INodeType {
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		const connection = await getConnection.call(this, this.getNodeParameter('authentication') as CredentialType);
 		const tracker = trackerOptions(this);
-		const options = this.getNodeParameter('options', {}) as IDataObject;
+		const options = (this.getNodeParameter('options', {}) as IDataObject) ?? {};
+		const maxReads = readMaxReads(this, options);
 		// Active first, history second: a job ending in between shows up twice (never zero times).
 		const active = await listJobs(this, connection, 'active');
 		const history = await listJobs(this, connection, 'history');
@@ -124,7 +125,6 @@ export class JobExecutionTrigger implements INodeType {
 		const state = loadState(staticData.tracker);
 		const budgetMs = typeof this.getPollBudgetMs === 'function' ? this.getPollBudgetMs() : BUDGET_WITHOUT_ENGINE_MS;
 		const budgetEnds = Date.now() + budgetMs * BUDGET_SHARE;
-		const maxReads = Number(options.maxIndividualReads ?? DEFAULT_MAX_INDIVIDUAL_READS);
 		const individual: JobSnapshot[] = [];
 		const notFound: string[] = [];
 		for (const id of jobsToReadIndividually(state, active, history, maxReads)) {
@@ -151,15 +151,45 @@ export class JobExecutionTrigger implements INodeType {
 	}
 }
 
+const STATUSES = JOB_STATUS_OPTIONS.map((option) => option.value);
+
+/** The trigger's settings, checked: a wrong value would silently watch nothing, so it stops the poll instead. */
 function trackerOptions(context: IPollFunctions): TrackerOptions {
-	const filters = context.getNodeParameter('filters', {}) as IDataObject;
-	const triggerOn = context.getNodeParameter('triggerOn', 'statuses') as string;
+	const filters = (context.getNodeParameter('filters', {}) as IDataObject) ?? {};
+	const triggerOn = context.getNodeParameter('triggerOn', 'statuses');
+	if (triggerOn !== 'statuses' && triggerOn !== 'anyChange') throw badSetting(context, 'Trigger On must be "statuses" or "anyChange"');
+	let watch: TrackerOptions['watch'] = 'anyChange';
+	if (triggerOn === 'statuses') {
+		const statuses = context.getNodeParameter('statuses', []);
+		if (!Array.isArray(statuses) || statuses.some((status) => !STATUSES.includes(String(status).toUpperCase()))) {
+			throw badSetting(context, `Statuses to Watch must be a list among ${STATUSES.join(', ')}`);
+		}
+		watch = statuses.map((status) => String(status).toUpperCase());
+	}
+	const text = (value: unknown, label: string): string | undefined => {
+		if (value === undefined || value === null) return undefined;
+		if (typeof value !== 'string' && typeof value !== 'number') throw badSetting(context, `${label} filter must be text`);
+		return String(value).trim() || undefined;
+	};
 	return {
-		watch: triggerOn === 'anyChange' ? 'anyChange' : (context.getNodeParameter('statuses', []) as string[]),
-		flowName: String(filters.flowName ?? '').trim() || undefined,
-		runProfileName: String(filters.runProfileName ?? '').trim() || undefined,
+		watch,
+		flowName: text(filters.flowName, 'Flow Name'),
+		runProfileName: text(filters.runProfileName, 'Run Profile'),
 		startFrom: context.getNodeParameter('startFrom', 'now') === 'existing' ? 'existing' : 'now',
 	};
+}
+
+/** 0 or a non-number would stop reading jobs that fell off the capped lists, and they would never fire. */
+function readMaxReads(context: IPollFunctions, options: IDataObject): number {
+	const raw = options.maxIndividualReads ?? DEFAULT_MAX_INDIVIDUAL_READS;
+	if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1 || raw > 500) {
+		throw badSetting(context, `Max Individual Reads per Poll must be a whole number from 1 to 500, got ${typeof raw === 'string' ? JSON.stringify(raw.slice(0, 40)) : String(raw)}`);
+	}
+	return raw;
+}
+
+function badSetting(context: IPollFunctions, message: string): NodeOperationError {
+	return new NodeOperationError(context.getNode(), message, { description: 'Fix the trigger setting; the trigger stores nothing until then.' });
 }
 
 async function listJobs(

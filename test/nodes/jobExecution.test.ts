@@ -5,16 +5,12 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { runActionNode } from '../harness/engine';
 import type { RunNodeOptions } from '../harness/engine';
-import { advanceWhileWaiting, BROKEN, INTERFACES, SALES, SECRETS, startFixture } from '../harness/fixtures';
+import { advanceWhileWaiting, BROKEN, INTERFACES, SALES, startFixture } from '../harness/fixtures';
 import type { Fixture, Interface } from '../harness/fixtures';
+import { expectNoSecrets } from '../harness/secrets';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-function expectNoSecrets(value: unknown) {
-	const text = JSON.stringify(value, Object.getOwnPropertyNames(value ?? {}).concat(['message', 'description', 'context']));
-	const full = text + JSON.stringify(value);
-	for (const secret of SECRETS) expect(full).not.toContain(secret);
-}
 
 describe.each(INTERFACES)('Job Execution node over the %s interface', (kind: Interface) => {
 	let fx: Fixture;
@@ -272,14 +268,14 @@ describe.each(INTERFACES)('Job Execution node over the %s interface', (kind: Int
 		});
 		expect(result.error?.message).toBe('The service refused the credentials (HTTP 401)');
 		expect(result.error?.description).toMatch(kind === 'relay' ? /Relay API Key/ : /authentication settings/);
-		expectNoSecrets(result.error);
+		expectNoSecrets(result, credentials);
 		expect(JSON.stringify(result.error)).not.toContain('wrong-');
 		const asData = await runActionNode({
 			credentials,
 			continueOnFail: true,
 			parameters: { authentication: fx.authentication, resource: 'job', operation: 'submit', ...fx.flow(SALES), runProfileName: 'default' },
 		});
-		expectNoSecrets(asData.json);
+		expectNoSecrets(asData, credentials);
 		expect(JSON.stringify(asData.json)).not.toContain('wrong-');
 		expect(asData.json[0].httpCode).toBe('401');
 		expect(fx.server.store.count()).toBe(0);

@@ -5,8 +5,7 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { runActionNode } from '../harness/engine';
-import { startFaultyFront } from '../harness/faultyFront';
-import { BROKEN, credentialsFor, INTERFACES, SALES, startFixture } from '../harness/fixtures';
+import { BROKEN, INTERFACES, SALES, startFixture } from '../harness/fixtures';
 import type { Fixture, Interface } from '../harness/fixtures';
 import { createPoller } from '../harness/poller';
 
@@ -119,30 +118,31 @@ describe.each(INTERFACES)('Job Execution Trigger over the %s interface', (kind: 
 
 	test('a poll that fails midway stores nothing; after a restart the next good poll reports everything once', async () => {
 		fx = await startFixture(kind);
-		const front = await startFaultyFront(fx.server.url, []);
-		try {
-			const poller = createPoller(params(), credentialsFor(front.url));
-			await poller.poll();
-			const ids = await submit(SALES, 3);
-			await poller.poll();
-			const stateBefore = JSON.stringify(poller.storedState());
-			fx.clock.advance(60_000);
-			// The active list answers, the history list fails on the first try and on every retry.
-			front.inject(['pass', { status: 503 }, { status: 503 }, { status: 502 }, { status: 500 }]);
-			await expect(poller.poll()).rejects.toMatchObject({ name: 'NodeApiError', httpCode: '500' });
-			expect(JSON.stringify(poller.storedState())).toBe(stateBefore);
-			front.inject(['drop', 'drop', 'drop', 'drop']);
-			await expect(poller.poll()).rejects.toMatchObject({ name: 'NodeApiError', httpCode: 'ECONNRESET' });
-			expect(JSON.stringify(poller.storedState())).toBe(stateBefore);
-			poller.restart(); // n8n restarts with the stored static data
-			const events = json(await poller.poll());
-			expect(events.map((e) => e.id).sort()).toEqual([...ids].sort());
-			expect(events.every((e) => e.executionStatus === 'COMPLETED' && e.previousStatus === 'RUNNING')).toBe(true);
-			poller.restart();
-			expect(await poller.poll()).toBeNull();
-		} finally {
-			await front.close();
-		}
+		const poller = createPoller(params(), fx.credentials);
+		await poller.poll();
+		const ids = await submit(SALES, 3);
+		await poller.poll();
+		const stateBefore = JSON.stringify(poller.storedState());
+		fx.clock.advance(60_000);
+		// The active list answers, the history list fails on the first try and on every retry.
+		const history = { method: 'GET', target: '/api/v1/jobs?filter=history' } as const;
+		fx.server.faults.inject([
+			{ kind: 'status', status: 503, times: 2, ...history },
+			{ kind: 'status', status: 502, ...history },
+			{ kind: 'status', status: 500, ...history },
+		]);
+		await expect(poller.poll()).rejects.toMatchObject({ name: 'NodeApiError', httpCode: '500' });
+		expect(fx.server.faults.waiting()).toBe(0);
+		expect(JSON.stringify(poller.storedState())).toBe(stateBefore);
+		fx.server.faults.inject({ kind: 'drop', times: 4 });
+		await expect(poller.poll()).rejects.toMatchObject({ name: 'NodeApiError', httpCode: 'ECONNRESET' });
+		expect(JSON.stringify(poller.storedState())).toBe(stateBefore);
+		poller.restart(); // n8n restarts with the stored static data
+		const events = json(await poller.poll());
+		expect(events.map((e) => e.id).sort()).toEqual([...ids].sort());
+		expect(events.every((e) => e.executionStatus === 'COMPLETED' && e.previousStatus === 'RUNNING')).toBe(true);
+		poller.restart();
+		expect(await poller.poll()).toBeNull();
 	});
 
 	test('changing the watched statuses or filters does not replay old events', async () => {

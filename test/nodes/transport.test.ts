@@ -6,7 +6,6 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
 import { runActionNode } from '../harness/engine';
-import { startFaultyFront } from '../harness/faultyFront';
 import { credentialsFor, INTERFACES, SALES, SECRETS, startFixture } from '../harness/fixtures';
 import type { Fixture, Interface } from '../harness/fixtures';
 
@@ -63,52 +62,56 @@ describe.each(INTERFACES)('transport over the %s interface', (kind: Interface) =
 		expect(fx.server.store.status(first.json[0].jobId as string)!.executionStatus).toBe('RUNNING');
 	});
 
+	const callRoute = (verb: 'GET' | 'POST') =>
+		kind === 'native' ? `${verb} /api/v1/jobs` : verb === 'GET' ? 'GET /call/status' : 'POST /call/execute';
+
 	test('a read is retried after 503 and 429, then succeeds', async () => {
 		fx = await startFixture(kind);
-		const front = await startFaultyFront(fx.server.url, [{ status: 503 }, { status: 429, body: 'slow down' }]);
-		try {
-			const result = await runActionNode({
-				credentials: credentialsFor(front.url),
-				parameters: parameters({ operation: 'getMany', returnAll: true }),
-			});
-			expect(result.error).toBeUndefined();
-			expect(front.received.GET).toBe(3);
-		} finally {
-			await front.close();
-		}
+		fx.server.faults.inject([{ kind: 'status', status: 503 }, { kind: 'status', status: 429 }]);
+		const result = await runActionNode({
+			credentials: fx.credentials,
+			parameters: parameters({ operation: 'getMany', returnAll: true }),
+		});
+		expect(result.error).toBeUndefined();
+		expect(fx.server.stats.byRoute[callRoute('GET')]).toBe(3);
+	});
+
+	test('a read answered with malformed JSON is read again', async () => {
+		fx = await startFixture(kind);
+		fx.server.faults.inject({ kind: 'malformedJson', after: true });
+		const result = await runActionNode({
+			credentials: fx.credentials,
+			parameters: parameters({ operation: 'getMany', returnAll: true }),
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.json).toEqual([]);
+		expect(fx.server.stats.byRoute[callRoute('GET')]).toBe(2);
 	});
 
 	test('a submit answered 503 is not repeated, and says the job may exist', async () => {
 		fx = await startFixture(kind);
-		const front = await startFaultyFront(fx.server.url, [{ status: 503 }]);
-		try {
-			const result = await runActionNode({
-				credentials: credentialsFor(front.url),
-				parameters: parameters({ operation: 'submit', ...fx.flow(SALES), runProfileName: 'default' }),
-			});
-			expect(result.error?.message).toBe('The service failed (HTTP 503)');
-			expect(result.error?.description).toBe('The service may have accepted the job: check the job list before resubmitting.');
-			expect(front.received.POST).toBe(1);
-			expect(fx.server.store.count()).toBe(0);
-		} finally {
-			await front.close();
-		}
+		fx.server.faults.inject({ kind: 'status', status: 503 });
+		const result = await runActionNode({
+			credentials: fx.credentials,
+			parameters: parameters({ operation: 'submit', ...fx.flow(SALES), runProfileName: 'default' }),
+		});
+		expect(result.error?.message).toBe('The service failed (HTTP 503): injected fault: HTTP 503');
+		expect(result.error?.description).toBe('The service may have accepted the job: check the job list before resubmitting.');
+		expect(fx.server.stats.byRoute[callRoute('POST')]).toBe(1);
+		expect(fx.server.store.count()).toBe(0);
 	});
 
 	test('a submit whose connection drops is not repeated', async () => {
 		fx = await startFixture(kind);
-		const front = await startFaultyFront(fx.server.url, ['drop', 'drop']);
-		try {
-			const result = await runActionNode({
-				credentials: credentialsFor(front.url),
-				parameters: parameters({ operation: 'submit', ...fx.flow(SALES), runProfileName: 'default' }),
-			});
-			expect(result.error?.message).toMatch(/^The Job Execution service cannot be reached at 127\.0\.0\.1:\d+ \(ECONNRESET\)$/);
-			expect(result.error?.description).toMatch(/may have accepted the job/);
-			expect(front.received.POST).toBe(1);
-		} finally {
-			await front.close();
-		}
+		fx.server.faults.inject({ kind: 'drop', times: 2 });
+		const result = await runActionNode({
+			credentials: fx.credentials,
+			parameters: parameters({ operation: 'submit', ...fx.flow(SALES), runProfileName: 'default' }),
+		});
+		expect(result.error?.message).toMatch(/^The Job Execution service cannot be reached at 127\.0\.0\.1:\d+ \(ECONNRESET\)$/);
+		expect(result.error?.description).toMatch(/may have accepted the job/);
+		expect(fx.server.stats.byRoute[callRoute('POST')]).toBe(1);
+		expect(fx.server.faults.waiting()).toBe(1);
 	});
 
 	test('an unreachable service: a clear message naming the host, no job, no secret', async () => {
@@ -124,23 +127,19 @@ describe.each(INTERFACES)('transport over the %s interface', (kind: Interface) =
 		for (const secret of SECRETS) expect(text).not.toContain(secret);
 	});
 
-	test('a 400 without a body gets a readable hint', async () => {
+	test('a submit answered 400 without a body gets a readable hint and says the job may exist', async () => {
 		fx = await startFixture(kind);
-		const front = await startFaultyFront(fx.server.url, [{ status: 400 }]);
-		try {
-			const result = await runActionNode({
-				credentials: credentialsFor(front.url),
-				parameters: parameters({ operation: 'submit', ...fx.flow(SALES), runProfileName: 'default' }),
-			});
-			expect(result.error?.message).toBe(
-				kind === 'native'
-					? 'The service refused the job: check the flow path, the run profile and the parameters.'
-					: 'The service refused the job: check the flow ID, the run profile and the parameters.',
-			);
-			expect(result.error?.httpCode).toBe('400');
-		} finally {
-			await front.close();
-		}
+		fx.server.faults.inject({ kind: 'emptyBadRequest' });
+		const result = await runActionNode({
+			credentials: fx.credentials,
+			parameters: parameters({ operation: 'submit', ...fx.flow(SALES), runProfileName: 'default' }),
+		});
+		expect(result.error?.message).toBe('The service answered the submission with HTTP 400 and no detail');
+		expect(result.error?.description).toBe(
+			`Check the flow ${kind === 'native' ? 'path' : 'ID'}, the run profile and the parameters. The service also answers 400 ` +
+				'for its own errors. The service may have accepted the job: check the job list before resubmitting.',
+		);
+		expect(result.error?.httpCode).toBe('400');
 	});
 });
 

@@ -1,88 +1,357 @@
 /**
- * Seeded churn through the real trigger code and the real server: random submissions, time jumps, polls that
- * fail midway (the spec's 400 for a server error, and dropped connections), n8n restarts and option changes.
- * Ground truth comes from the server: every job that finished after the baseline fires exactly once with its
- * final status, and no (job, status) pair ever fires twice.
+ * Seeded churn through the real trigger code (n8n's PollContext) and the real server, both interfaces at once:
+ * 10,000 jobs per interface with random arrivals and bursts well above the lists' 100 cap, polls that fail midway
+ * (injected 5xx, 400, HTML pages; retried drops, malformed JSON and latency), n8n restarts carrying the state over,
+ * option changes, and server restarts on the same --data file.
+ *
+ * Ground truth is the server's own record of every job (submission, start and end times, outcome). After each
+ * successful poll, the jobs whose status the trigger saw change (from its stored state before and after) must fire
+ * exactly when the options of that poll watch them, with the true status at that moment, the right previous status
+ * and the statuses skipped in between. At the end every job's final status must have been seen: 0 missed, and no
+ * (job, status) fired twice: 0 duplicated.
  */
-import axios from 'axios';
+import { mkdtempSync, rmSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
 
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+
+import { ManualClock, startReferenceServer } from '../../server';
+import type { Fault, ReferenceServer, ReferenceServerOptions, StoredJob } from '../../server';
 import { mulberry32 } from '../../server/random';
-import { startFaultyFront } from '../harness/faultyFront';
-import { credentialsFor, INTERFACES, startFixture } from '../harness/fixtures';
+import { credentialsFor, NATIVE_TOKEN, RELAY_KEY, USER_KEY } from '../harness/fixtures';
 import type { Interface } from '../harness/fixtures';
 import { createPoller } from '../harness/poller';
 
+const JOBS = 10_000;
+const CONCURRENCY = 48;
+
 const CHURN_CATALOG = {
 	flows: [
-		{ flowFileName: '/Shared/Flows/a.flow', flowId: '11111111-1111-4111-8111-111111111111', steps: 1, stepMs: 700, outcome: 'COMPLETED' as const },
-		{ flowFileName: '/Shared/Flows/b.flow', flowId: '22222222-2222-4222-8222-222222222222', steps: 3, stepMs: 400, outcome: 'ERROR' as const },
-		{ flowFileName: '/Shared/Flows/c.flow', flowId: '33333333-3333-4333-8333-333333333333', steps: 5, stepMs: 900, outcome: 'CANCELLED' as const },
-		{ flowFileName: '/Shared/Flows/d.flow', flowId: '44444444-4444-4444-8444-444444444444', steps: 2, stepMs: 1500, outcome: 'COMPLETED' as const },
+		{ flowFileName: '/Shared/Flows/a.flow', flowId: '11111111-1111-4111-8111-111111111111', flowName: 'a', steps: 1, stepMs: 800, outcome: 'COMPLETED' as const },
+		{ flowFileName: '/Shared/Flows/b.flow', flowId: '22222222-2222-4222-8222-222222222222', flowName: 'b', steps: 2, stepMs: 600, outcome: 'ERROR' as const },
+		{ flowFileName: '/Shared/Flows/c.flow', flowId: '33333333-3333-4333-8333-333333333333', flowName: 'c', steps: 3, stepMs: 900, outcome: 'CANCELLED' as const },
+		{ flowFileName: '/Shared/Flows/d.flow', flowId: '44444444-4444-4444-8444-444444444444', flowName: 'd', steps: 2, stepMs: 1000, outcome: 'COMPLETED' as const },
+		// Rare and long: hundreds of newer jobs end while it runs, so it ends far below the history list's 100 and
+		// only an individual read can see it finish.
+		{ flowFileName: '/Shared/Flows/e.flow', flowId: '55555555-5555-4555-8555-555555555555', flowName: 'e', steps: 4, stepMs: 5000, outcome: 'COMPLETED' as const },
 	],
 };
+const LONG_FLOW_SHARE = 0.03;
+const PROFILES = ['default', 'nightly'];
 
+/** Trigger settings the simulation switches between (as a user editing the active workflow would). */
+const PHASES: IDataObject[] = [
+	{ triggerOn: 'anyChange' },
+	{ triggerOn: 'statuses', statuses: ['COMPLETED', 'ERROR', 'CANCELLED'], options: { parseLog: true } },
+	{ triggerOn: 'statuses', statuses: ['COMPLETED'] },
+	{ triggerOn: 'anyChange', filters: { flowName: 'c' }, startFrom: 'existing' },
+	{ triggerOn: 'statuses', statuses: ['RUNNING', 'ERROR'], filters: { runProfileName: 'nightly' }, options: { maxIndividualReads: 5 } },
+];
 
-test.each(INTERFACES)('churn over the %s interface: 0 missed, 0 duplicated', async (kind: Interface) => {
-	const random = mulberry32(kind === 'native' ? 20261121 : 11212026);
-	const fx = await startFixture(kind, { catalog: CHURN_CATALOG, concurrency: 6 });
-	const front = await startFaultyFront(fx.server.url, []);
-	const http = axios.create({ baseURL: fx.server.url, headers: { Authorization: 'Bearer native-token-c0ffee' } });
-	const poller = createPoller({ authentication: fx.authentication, triggerOn: 'anyChange' }, credentialsFor(front.url));
-	const fired = new Map<string, number>();
-	const finalFired = new Map<string, string>();
-	const record = (events: Awaited<ReturnType<typeof poller.poll>>) => {
-		for (const item of events ?? []) {
-			const key = `${item.json.id} ${item.json.executionStatus}`;
-			fired.set(key, (fired.get(key) ?? 0) + 1);
-			if (['COMPLETED', 'ERROR', 'CANCELLED'].includes(item.json.executionStatus as string)) {
-				finalFired.set(item.json.id as string, item.json.executionStatus as string);
-			}
-		}
+const HISTORY = { method: 'GET', target: '/api/v1/jobs?filter=history' } as const;
+const ACTIVE = { method: 'GET', target: '/api/v1/jobs?filter=active' } as const;
+const ONE_JOB = { method: 'GET', target: /^\/api\/v1\/jobs\/[^?]+$/ } as const;
+
+/** Faults injected into one poll: the ones that outlast the read retries fail the poll. */
+const OUTAGES: Array<{ name: string; fails: boolean; faults: Fault[] }> = [
+	{ name: 'history 503 on every retry', fails: true, faults: [{ kind: 'status', status: 503, times: 4, ...HISTORY }] },
+	{ name: 'history HTML 502 page on every retry', fails: true, faults: [{ kind: 'html', times: 4, ...HISTORY }] },
+	{ name: 'individual read 500 on every retry', fails: true, faults: [{ kind: 'status', status: 500, times: 4, ...ONE_JOB }] },
+	{ name: 'history empty 400 (spec: server error)', fails: true, faults: [{ kind: 'emptyBadRequest', ...HISTORY }] },
+	{ name: 'active list connection dropped, retried', fails: false, faults: [{ kind: 'drop', ...ACTIVE }] },
+	{ name: 'history dropped after processing, retried', fails: false, faults: [{ kind: 'drop', after: true, ...HISTORY }] },
+	{ name: 'history malformed JSON, retried', fails: false, faults: [{ kind: 'malformedJson', after: true, ...HISTORY }] },
+	{ name: 'active list 429, retried', fails: false, faults: [{ kind: 'status', status: 429, ...ACTIVE }] },
+	{ name: 'active list 150 ms latency', fails: false, faults: [{ kind: 'latency', ms: 150, ...ACTIVE }] },
+];
+/** An outage that outlasts the retries costs 3.75 s of real time (the retry delays): each of those runs once. */
+const FAST_FAILURE = OUTAGES.find((outage) => outage.name.startsWith('history empty 400'))!;
+const SERVER_RESTARTS = 2;
+
+interface TrackerView {
+	initialized: boolean;
+	open: Record<string, { status: string }>;
+	done: Set<string>;
+}
+
+/** The trigger's stored state (n8n keeps a node's static data under "node:<name>"). */
+function view(stored: IDataObject): TrackerView {
+	const node = (stored['node:Job Execution Trigger'] ?? {}) as IDataObject;
+	const tracker = (node.tracker ?? {}) as IDataObject;
+	return {
+		initialized: tracker.initialized === true,
+		open: (tracker.open ?? {}) as Record<string, { status: string }>,
+		done: new Set(((tracker.done ?? []) as Array<[string, number | null]>).map(([id]) => id)),
 	};
-	let failedPolls = 0;
-	let restarts = 0;
-	try {
-		await poller.poll(); // baseline
-		const submitted: string[] = [];
-		for (let round = 0; round < 120; round++) {
-			const burst = random() < 0.1 ? 25 : Math.floor(random() * 4);
-			for (let i = 0; i < burst; i++) {
-				const flow = CHURN_CATALOG.flows[Math.floor(random() * CHURN_CATALOG.flows.length)];
-				const { data } = await http.post('/api/v1/jobs', { flowFileName: flow.flowFileName, runProfileName: 'default' });
-				submitted.push(data.jobId);
-			}
-			fx.clock.advance(Math.floor(random() * 2500));
-			const roll = random();
-			if (roll < 0.08) front.inject(['pass', { status: 400 }]); // the spec's "server error" 400, mid-poll
-			else if (roll < 0.1) front.inject(['drop', 'drop', 'drop', 'drop']); // every retry of a read fails
-			if (random() < 0.1) {
-				restarts++;
-				poller.restart();
-			}
-			const events = await poller.poll().catch(() => {
-				failedPolls++;
-				return undefined;
-			});
-			record(events ?? null);
-		}
-		// Drain at the same pace as the service works, so no more than 100 jobs end between two polls.
-		for (let i = 0; i < 2000 && fx.server.store.list('active').length > 0; i++) {
-			fx.clock.advance(1000);
-			record(await poller.poll());
-		}
-		fx.clock.advance(1000);
-		record(await poller.poll());
-		const duplicated = [...fired.values()].filter((count) => count > 1).length;
-		const missed = submitted.filter((id) => finalFired.get(id) !== fx.server.store.status(id)!.executionStatus).length;
-		process.stdout.write(
-			`trigger churn (${kind}): ${submitted.length} jobs, ${fired.size} events, ${failedPolls} failed polls, ${restarts} restarts, ${missed} missed, ${duplicated} duplicated\n`,
+}
+
+function watched(phase: IDataObject, status: string, job: { flowName: string; runProfileName: string }): boolean {
+	const filters = (phase.filters ?? {}) as IDataObject;
+	if (filters.flowName && filters.flowName !== job.flowName) return false;
+	if (filters.runProfileName && filters.runProfileName !== job.runProfileName) return false;
+	return phase.triggerOn === 'anyChange' || (phase.statuses as string[]).includes(status);
+}
+
+/** The statuses a job really went through: QUEUED only when it had to wait. */
+function chainOf(job: StoredJob): string[] {
+	return [...(job.startTime !== null && job.startTime > job.submittedAt ? ['QUEUED'] : []), 'RUNNING', job.outcome];
+}
+
+function statusAt(job: StoredJob, t: number): string | undefined {
+	if (t < job.submittedAt) return undefined;
+	if (job.startTime === null || t < job.startTime) return 'QUEUED';
+	return t < job.startTime + job.steps * job.stepMs ? 'RUNNING' : job.outcome;
+}
+
+interface Emitted {
+	id: string;
+	status: string;
+	previousStatus: string | null;
+	skipped: string[];
+	at: number;
+}
+
+async function churn(kind: Interface, seed: number) {
+	const random = mulberry32(seed);
+	const pick = <T>(list: T[]): T => list[Math.floor(random() * list.length)];
+	const clock = new ManualClock();
+	const dir = mkdtempSync(join(tmpdir(), `jes-churn-${kind}-`));
+	const serverOptions: ReferenceServerOptions = {
+		port: 0,
+		clock,
+		catalog: CHURN_CATALOG,
+		concurrency: CONCURRENCY,
+		maxJobs: 2 * JOBS,
+		dataFile: join(dir, 'jobs.json'),
+		relayApiKey: RELAY_KEY,
+		userApiKey: USER_KEY,
+		nativeAuth: { type: 'bearer', token: NATIVE_TOKEN },
+	};
+	let server: ReferenceServer = await startReferenceServer(serverOptions);
+	serverOptions.port = server.port;
+	const credentials = credentialsFor(server.url);
+	const authentication = kind === 'native' ? 'jobExecutionApi' : 'jobExecutionRelayApi';
+	let phase = PHASES[0];
+	const parametersOf = (p: IDataObject) => ({ authentication, ...p }) as INodeParameters;
+	const poller = createPoller(parametersOf(phase), credentials);
+
+	const figures = {
+		jobs: 0,
+		bursts: 0,
+		largestBurst: 0,
+		goodPolls: 0,
+		failedPolls: 0,
+		outages: {} as Record<string, number>,
+		restarts: 0,
+		longGaps: 0,
+		serverRestarts: 0,
+		optionChanges: 0,
+		events: 0,
+		individualReads: 0,
+		missed: 0,
+		neverListed: 0,
+		duplicated: 0,
+		spurious: 0,
+		wrong: 0,
+	};
+	const jobInfo = new Map<string, { flowName: string; runProfileName: string; outcome: string }>();
+	const emitted: Emitted[] = [];
+	const fired = new Set<string>();
+	/** When each job's final status was first seen by the trigger (its entry into the stored `done`). */
+	const finalSeenAt = new Map<string, number>();
+	const slowDone = new Set<string>();
+	let nextOutage = 0;
+	let lastPollGood = true;
+	/** Jobs that were on a list in a successful poll: the ones any client could know of. */
+	const everListed = new Set<string>();
+
+	const poll = async (outage?: (typeof OUTAGES)[number]) => {
+		// What any client can see in this poll: the capped lists (the clock stands still while the trigger polls).
+		const listed = server.store.count() > 0 ? [...server.store.list('active'), ...server.store.list('history')].map((job) => job.id) : [];
+		const before = view(poller.storedState());
+		const storedBefore = poller.storedState();
+		const at = clock.now();
+		if (outage) server.faults.inject(outage.faults);
+		const appliedBefore = server.faults.applied.length;
+		// Native individual reads have their own route (relay ones share /call/status with the lists).
+		const readsBefore = server.stats.byRoute['GET /api/v1/jobs/{jobId}'] ?? 0;
+		const items = await poller.poll().then(
+			(result) => result ?? [],
+			() => undefined,
 		);
-		expect(failedPolls).toBeGreaterThan(0);
-		expect(restarts).toBeGreaterThan(0);
-		expect(missed).toBe(0);
-		expect(duplicated).toBe(0);
+		const applied = server.faults.applied.length > appliedBefore;
+		server.faults.clear();
+		if (kind === 'native') figures.individualReads += (server.stats.byRoute['GET /api/v1/jobs/{jobId}'] ?? 0) - readsBefore;
+		if (outage && applied) {
+			figures.outages[outage.name] = (figures.outages[outage.name] ?? 0) + 1;
+			if (outage.fails) slowDone.add(outage.name);
+			nextOutage++;
+		}
+		lastPollGood = items !== undefined;
+		if (items === undefined) {
+			figures.failedPolls++;
+			// A failed poll stores nothing.
+			expect(poller.storedState()).toBe(storedBefore);
+			return;
+		}
+		figures.goodPolls++;
+		for (const id of listed) everListed.add(id);
+		const after = view(poller.storedState());
+		// What the trigger saw change in this poll, and so what the options of this poll must fire.
+		const expected = new Map<string, string | null>();
+		if (before.initialized) {
+			for (const [id, entry] of Object.entries(after.open)) {
+				const previous = before.open[id]?.status ?? null;
+				if (!before.done.has(id) && entry.status !== previous) expected.set(`${id} ${entry.status}`, previous);
+			}
+			for (const id of after.done) {
+				if (before.done.has(id)) continue;
+				const info = jobInfo.get(id);
+				if (!info) continue;
+				expected.set(`${id} ${info.outcome}`, before.open[id]?.status ?? null);
+			}
+		}
+		for (const id of after.done) if (!before.done.has(id) && !finalSeenAt.has(id)) finalSeenAt.set(id, at);
+		for (const [key] of [...expected]) {
+			const [id, status] = key.split(' ');
+			const info = jobInfo.get(id);
+			if (!info || !watched(phase, status, info)) expected.delete(key);
+		}
+		for (const item of items) {
+			const json = item.json;
+			const key = `${String(json.id)} ${String(json.executionStatus)}`;
+			figures.events++;
+			if (fired.has(key)) figures.duplicated++;
+			fired.add(key);
+			if (!expected.has(key)) figures.spurious++;
+			else if (expected.get(key) !== json.previousStatus) figures.wrong++;
+			expected.delete(key);
+			emitted.push({
+				id: String(json.id),
+				status: String(json.executionStatus),
+				previousStatus: (json.previousStatus as string | null) ?? null,
+				skipped: json.skippedStatuses as string[],
+				at,
+			});
+		}
+		figures.missed += expected.size;
+	};
+
+	try {
+		await poll(); // the baseline
+		const activeJobs = () => server.store.all().filter((job) => job.startTime === null || job.startTime + job.steps * job.stepMs > clock.now());
+		while (figures.jobs < JOBS) {
+			// A burst well over the cap, once the previous one has drained: under a sustained backlog over 100, a job can
+			// stay below the 100 newest active jobs until it ends below the 100 newest finished ones, where no client sees it.
+			const burst = random() < 0.025 && activeJobs().length < 100;
+			let arrivals = burst ? 110 + Math.floor(random() * 120) : Math.floor(random() * 26);
+			arrivals = Math.min(arrivals, JOBS - figures.jobs);
+			if (burst) {
+				figures.bursts++;
+				figures.largestBurst = Math.max(figures.largestBurst, arrivals);
+			}
+			for (let i = 0; i < arrivals; i++) {
+				const flow = random() < LONG_FLOW_SHARE ? CHURN_CATALOG.flows[4] : pick(CHURN_CATALOG.flows.slice(0, 4));
+				const runProfileName = pick(PROFILES);
+				const { job } = server.store.submit({
+					flow: server.catalog.byFileName(flow.flowFileName)!,
+					runProfileName,
+					notificationEnabled: false,
+					parameters: [],
+				});
+				jobInfo.set(job.id, { flowName: flow.flowName, runProfileName, outcome: flow.outcome });
+				figures.jobs++;
+			}
+			clock.advance(700 + Math.floor(random() * 1100));
+
+			const roll = random();
+			if (roll < 0.04) {
+				figures.restarts++;
+				poller.restart();
+				// n8n was down for a while: more than 100 jobs end unseen, so tracked jobs fall off both capped lists and
+				// only individual reads find them. (Only when every active job is on the active list, so all are tracked.)
+				if (lastPollGood && activeJobs().length < 100) {
+					figures.longGaps++;
+					clock.advance(8000 + Math.floor(random() * 8000));
+				}
+			} else if (roll < 0.08) {
+				figures.optionChanges++;
+				phase = { ...pick(PHASES) };
+				phase.options = { ...((phase.options ?? {}) as IDataObject), maxIndividualReads: (phase.options as IDataObject)?.maxIndividualReads ?? 5 + Math.floor(random() * 40) };
+				poller.restart(parametersOf(phase));
+			} else if (figures.serverRestarts < SERVER_RESTARTS && figures.jobs >= ((figures.serverRestarts + 1) * JOBS) / (SERVER_RESTARTS + 1)) {
+				// The server stops (its data file flushed), a poll finds it down, and it starts again on the same file.
+				figures.serverRestarts++;
+				const jobsBefore = server.store.count();
+				await server.close();
+				await poll();
+				figures.outages['server down (connection refused)'] = (figures.outages['server down (connection refused)'] ?? 0) + 1;
+				server = await startReferenceServer(serverOptions);
+				expect(server.store.count()).toBe(jobsBefore);
+				continue;
+			}
+			// Every kind in turn (one not applied, such as an individual read fault in a poll without one, comes back).
+			let outage = random() < 0.08 ? OUTAGES[nextOutage % OUTAGES.length] : undefined;
+			if (outage && slowDone.has(outage.name)) outage = FAST_FAILURE;
+			await poll(outage);
+		}
+		// Drain at the service's pace, then one more poll.
+		for (let i = 0; i < 500 && server.store.list('active').length > 0; i++) {
+			clock.advance(1000);
+			await poll();
+		}
+		clock.advance(1000);
+		await poll();
+
+		// Ground truth: the server's record of every job.
+		const truth = new Map(server.store.all().map((job) => [job.id, job]));
+		expect(truth.size).toBe(JOBS);
+		for (const event of emitted) {
+			const job = truth.get(event.id)!;
+			const chain = chainOf(job);
+			const expectedSkipped =
+				event.previousStatus === null ? [] : chain.slice(chain.indexOf(event.previousStatus) + 1, chain.indexOf(event.status));
+			if (statusAt(job, event.at) !== event.status || JSON.stringify(event.skipped) !== JSON.stringify(expectedSkipped)) figures.wrong++;
+		}
+		for (const id of truth.keys()) {
+			// The service's limit: a job never among the 100 newest active or finished jobs cannot be seen by anyone.
+			if (!everListed.has(id)) figures.neverListed++;
+			else if (!finalSeenAt.has(id)) figures.missed++;
+		}
+		return figures;
 	} finally {
-		await front.close();
-		await fx.server.close();
+		await server.close();
+		rmSync(dir, { recursive: true, force: true });
 	}
-}, 120_000);
+}
+
+test('trigger churn, 10,000 jobs per interface: 0 missed, 0 duplicated', async () => {
+	const started = Date.now();
+	const [native, relay] = await Promise.all([churn('native', 20261121), churn('relay', 11212026)]);
+	for (const [kind, f] of [['native', native], ['relay', relay]] as const) {
+		const outages = Object.entries(f.outages)
+			.map(([name, count]) => `${name} ${count}`)
+			.join(', ');
+		process.stdout.write(
+			`trigger churn (${kind}): ${f.jobs} jobs (${f.bursts} bursts over the cap, largest ${f.largestBurst}), ` +
+				`${f.goodPolls + f.failedPolls} polls (${f.failedPolls} failed), ${f.events} events, ` +
+				`${f.restarts} n8n restarts (${f.longGaps} after a long gap), ${f.optionChanges} option changes, ${f.serverRestarts} server restarts (--data)` +
+				`${kind === 'native' ? `, ${f.individualReads} individual reads` : ''}; ` +
+				`missed ${f.missed} (never listed by the service: ${f.neverListed}), duplicated ${f.duplicated}, spurious ${f.spurious}, wrong ${f.wrong}\n` +
+				`  outages: ${outages}\n`,
+		);
+	}
+	process.stdout.write(`trigger churn: ${((Date.now() - started) / 1000).toFixed(1)} s for both interfaces\n`);
+	for (const f of [native, relay]) {
+		expect(f.jobs).toBe(JOBS);
+		expect(f.failedPolls).toBeGreaterThan(0);
+		expect(f.restarts).toBeGreaterThan(0);
+		expect(f.longGaps).toBeGreaterThan(0);
+		expect(f.optionChanges).toBeGreaterThan(0);
+		expect(f.serverRestarts).toBe(SERVER_RESTARTS);
+		expect(f.largestBurst).toBeGreaterThan(100);
+		for (const outage of OUTAGES) expect(f.outages[outage.name]).toBeGreaterThan(0);
+		expect([f.missed, f.neverListed, f.duplicated, f.spurious, f.wrong]).toEqual([0, 0, 0, 0, 0]);
+	}
+}, 240_000);

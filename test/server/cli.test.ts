@@ -19,6 +19,7 @@ describe('CLI arguments', () => {
 			parseArgs([
 				'--host', '0.0.0.0', '--port=0', '--catalog', 'c.json', '--relay-api-key', 'K', '--user-api-key=U',
 				'--step-ms', '250', '--strict', '--data', 'd.json', '--concurrency', '2', '--native-token', 'T',
+				'--headers-timeout-ms', '500', '--request-timeout-ms=1500',
 			]),
 		).toEqual({
 			host: '0.0.0.0',
@@ -31,6 +32,8 @@ describe('CLI arguments', () => {
 			dataFile: 'd.json',
 			concurrency: 2,
 			nativeAuth: { type: 'bearer', token: 'T' },
+			headersTimeoutMs: 500,
+			requestTimeoutMs: 1500,
 		});
 		expect(parseArgs([])).toEqual({ port: 8080 });
 	});
@@ -42,6 +45,8 @@ describe('CLI arguments', () => {
 		[['--port', '70000']],
 		[['--step-ms', '0']],
 		[['--concurrency', '-1']],
+		[['--request-timeout-ms', '0']],
+		[['--headers-timeout-ms', '-5']],
 		[['--strict=yes']],
 		[['--catalog', '--strict']],
 		[['positional']],

@@ -8,6 +8,7 @@ import {
 	normalizeServiceUrl,
 } from '../../nodes/JobExecution/transport/requestBuilders';
 import { checkParameters, parametersFromJson } from '../../nodes/JobExecution/helpers/jobParameters';
+import { parseBody } from '../../nodes/JobExecution/transport';
 
 describe('request builders: one call, two interfaces', () => {
 	const read = { method: 'GET' as const, path: jobsPath('4f1e'), query: { filter: 'executionStatus' } };
@@ -135,5 +136,24 @@ describe('job parameters', () => {
 		expect(parametersFromJson('[1]').problem?.subject).toBe('Parameter 1');
 		expect(parametersFromJson('42').problem?.subject).toBe('Parameters (JSON)');
 		expect(parametersFromJson('').parameters).toEqual([]);
+	});
+});
+
+describe('parseBody: tolerant, but never takes broken JSON for text', () => {
+	test.each([
+		[undefined, '', null],
+		['', 'application/json', null],
+		['  ', 'text/plain', null],
+		['{"jobId":"a"}', 'application/json', { jobId: 'a' }],
+		['"RUNNING"', 'application/json', 'RUNNING'],
+		['RUNNING', 'text/plain', 'RUNNING'],
+		['RUNNING', '', 'RUNNING'],
+		['<html>oops</html>', 'text/html', '<html>oops</html>'],
+		['{"jobId":"a', 'application/json', undefined],
+		['{"jobId":"a', '', undefined],
+		['[1, 2', 'text/plain', undefined],
+		['RUNN', 'application/problem+json; charset=utf-8', undefined],
+	])('%j as %j', (raw, contentType, expected) => {
+		expect(parseBody(raw, contentType)).toEqual(expected);
 	});
 });

@@ -3,6 +3,7 @@
  * Checked before anything is sent, so a typo never becomes a failed (or, worse, a wrong) job.
  * Pure: problems are returned as values, and the operation turns them into a NodeOperationError.
  */
+import { hasControlCharacter } from '../transport/requestBuilders';
 
 export const PARAMETER_TYPES = ['string', 'integer', 'float'] as const;
 export type ParameterType = (typeof PARAMETER_TYPES)[number];
@@ -28,11 +29,14 @@ type RawParameter = { name?: unknown; type?: unknown; value?: unknown };
 const INTEGER = /^[+-]?\d+$/;
 const FLOAT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 const MAX_VALUE_LENGTH = 100_000;
+const MAX_NAME_LENGTH = 4096;
 
 function checkOne(raw: RawParameter, position: number): JobParameter | ParameterProblem {
 	const name = typeof raw.name === 'string' ? raw.name.trim() : '';
 	const subject = name ? `Parameter "${name}"` : `Parameter ${position}`;
 	if (!name) return { subject, reason: 'has an empty name' };
+	if (name.length > MAX_NAME_LENGTH) return { subject: `Parameter ${position}`, reason: `has a name longer than ${MAX_NAME_LENGTH} characters` };
+	if (hasControlCharacter(name)) return { subject: `Parameter ${position}`, reason: 'has control characters (such as a line break) in its name' };
 	const type = typeof raw.type === 'string' ? raw.type.trim().toLowerCase() : 'string';
 	if (!(PARAMETER_TYPES as readonly string[]).includes(type)) {
 		return { subject, reason: `has type "${String(raw.type)}": only string, integer and float are supported` };
@@ -55,11 +59,16 @@ function checkOne(raw: RawParameter, position: number): JobParameter | Parameter
 }
 
 /** Validates raw parameters: empty names, unsupported types, bad numbers and duplicate names. */
-export function checkParameters(raw: RawParameter[]): ParametersResult {
+export function checkParameters(raw: unknown): ParametersResult {
+	if (!Array.isArray(raw)) return { problem: { subject: 'Parameters', reason: 'must be a list of parameters' } };
+	const notObject = raw.findIndex((entry) => !entry || typeof entry !== 'object' || Array.isArray(entry));
+	if (notObject >= 0) {
+		return { problem: { subject: `Parameter ${notObject + 1}`, reason: 'must be an object with name, type and value' } };
+	}
 	const seen = new Set<string>();
 	const parameters: JobParameter[] = [];
 	for (let index = 0; index < raw.length; index++) {
-		const checked = checkOne(raw[index], index + 1);
+		const checked = checkOne(raw[index] as RawParameter, index + 1);
 		if ('reason' in checked) return { problem: checked };
 		if (seen.has(checked.name)) return { problem: { subject: `Parameter "${checked.name}"`, reason: 'is given more than once' } };
 		seen.add(checked.name);
@@ -89,13 +98,7 @@ export function parametersFromJson(input: unknown): ParametersResult {
 		value = parsed.value;
 	}
 	if (value === null || value === undefined) return { parameters: [] };
-	if (Array.isArray(value)) {
-		const notObject = value.findIndex((entry) => !entry || typeof entry !== 'object' || Array.isArray(entry));
-		if (notObject >= 0) {
-			return { problem: { subject: `Parameter ${notObject + 1}`, reason: 'must be an object with name, type and value' } };
-		}
-		return checkParameters(value as RawParameter[]);
-	}
+	if (Array.isArray(value)) return checkParameters(value);
 	if (typeof value === 'object') {
 		return checkParameters(
 			Object.entries(value as Record<string, unknown>).map(([name, entry]) => ({

@@ -5,6 +5,7 @@ import { isTerminalStatus } from '../../shared/jobSummary';
 import type { ResolvedConnection } from '../transport';
 import { apiRequest, jobsPath } from '../transport';
 import { isTransientApiError } from '../transport/errors';
+import { badParameter } from './itemParameters';
 import { isJobObject } from './jobOutput';
 import { settle } from './settle';
 
@@ -27,16 +28,22 @@ async function sleepUnlessCancelled(ms: number, signal: AbortSignal | undefined)
 
 /** Reads the wait settings of an item, refusing values that would poll forever or hammer the service. */
 export function readWaitSettings(context: IExecuteFunctions, itemIndex: number, prefix: string): WaitSettings {
-	const settings = context.getNodeParameter(prefix, itemIndex, {}) as IDataObject;
-	const pollIntervalSeconds = Number(settings.pollInterval ?? 5);
-	const timeoutSeconds = Number(settings.timeout ?? 3600);
-	if (!Number.isFinite(pollIntervalSeconds) || pollIntervalSeconds < 1) {
-		throw new NodeOperationError(context.getNode(), `Poll Interval must be at least 1 second, got ${String(settings.pollInterval)}`, { itemIndex });
+	const settings = (context.getNodeParameter(prefix, itemIndex, {}) as IDataObject) ?? {};
+	const seconds = (name: string, label: string, fallback: number): number => {
+		const raw = settings[name] ?? fallback;
+		const value = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
+		if (!Number.isFinite(value) || value < 1) {
+			const shown = typeof raw === 'string' ? JSON.stringify(raw.slice(0, 40)) : typeof raw === 'object' ? 'an object' : String(raw);
+			throw badParameter(context, itemIndex, `${label} must be a number of seconds, at least 1, got ${shown}`);
+		}
+		return value;
+	};
+	const pollIntervalSeconds = seconds('pollInterval', 'Poll Interval', 5);
+	const timeoutSeconds = seconds('timeout', 'Timeout', 3600);
+	const onJobFailure = settings.onJobFailure ?? 'error';
+	if (onJobFailure !== 'error' && onJobFailure !== 'returnData') {
+		throw badParameter(context, itemIndex, 'When the Job Fails or Is Cancelled must be "error" or "returnData"');
 	}
-	if (!Number.isFinite(timeoutSeconds) || timeoutSeconds < 1) {
-		throw new NodeOperationError(context.getNode(), `Timeout must be at least 1 second, got ${String(settings.timeout)}`, { itemIndex });
-	}
-	const onJobFailure = settings.onJobFailure === 'returnData' ? 'returnData' : 'error';
 	return { pollIntervalSeconds, timeoutSeconds, onJobFailure };
 }
 

@@ -7,13 +7,32 @@ import { RELAY_CREDENTIAL, displayHost } from './requestBuilders';
 /** What went wrong with one HTTP exchange, before it becomes a NodeApiError. */
 export type Failure =
 	| { kind: 'status'; statusCode: number; body: unknown }
-	| { kind: 'network'; code: string; detail: string };
+	| { kind: 'network'; code: string; detail: string }
+	/** A success status whose answer cannot be used: `problem` completes "The service's answer …". */
+	| { kind: 'unreadable'; statusCode: number; problem: string };
 
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'CERT_HAS_EXPIRED']);
+/** What a submit's error says whenever the job's fate is unknown. */
+export const MAY_HAVE_ACCEPTED = 'The service may have accepted the job: check the job list before resubmitting.';
+
+/** Failures that no retry can fix: certificates, and requests that cannot be built (bad header characters, URL). */
+const PERMANENT_CODES = new Set([
+	'CERT_HAS_EXPIRED',
+	'DEPTH_ZERO_SELF_SIGNED_CERT',
+	'SELF_SIGNED_CERT_IN_CHAIN',
+	'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+	'ERR_TLS_CERT_ALTNAME_INVALID',
+	'ERR_INVALID_CHAR',
+	'ERR_INVALID_HTTP_TOKEN',
+	'ERR_INVALID_URL',
+]);
+
+/** Failures that happen before any byte of the request leaves: no connection, or no valid request. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', ...PERMANENT_CODES]);
 
 /** Reads (GET) may be repeated safely on these; a submit never is. */
 export function isTransient(failure: Failure): boolean {
-	if (failure.kind === 'network') return true;
+	if (failure.kind === 'network') return !PERMANENT_CODES.has(failure.code);
+	if (failure.kind === 'unreadable') return true;
 	return failure.statusCode === 429 || failure.statusCode >= 500;
 }
 
@@ -67,10 +86,15 @@ function statusText(failure: Extract<Failure, { kind: 'status' }>, call: ApiCall
 			list: 'The service refused the job list request.',
 			other: 'The service refused the request.',
 		}[what];
-		return {
-			message: fromService ? `Bad request: ${fromService}` : hint,
-			description: fromService ? hint : 'The service answered 400 without any detail (it also uses 400 for its own errors).',
-		};
+		if (fromService) return { message: `Bad request: ${fromService}`, description: hint };
+		if (what === 'submit') {
+			// The spec's 400 also stands for "server error": without a detail, the job may exist.
+			return {
+				message: 'The service answered the submission with HTTP 400 and no detail',
+				description: `${hint.replace('The service refused the job: check', 'Check')} The service also answers 400 for its own errors. ${MAY_HAVE_ACCEPTED}`,
+			};
+		}
+		return { message: hint, description: 'The service answered 400 without any detail (it also uses 400 for its own errors).' };
 	}
 	if (code === 404) {
 		return {
@@ -81,14 +105,17 @@ function statusText(failure: Extract<Failure, { kind: 'status' }>, call: ApiCall
 		};
 	}
 	if (code === 413) return { message: 'The request is too large for the service (HTTP 413)', description: 'Send fewer or shorter parameters.' };
-	if (code === 429) return { message: 'The service is rate limiting requests (HTTP 429)', description: 'Retry later or poll less often.' };
+	if (code === 429) {
+		return {
+			message: 'The service is rate limiting requests (HTTP 429)',
+			description: what === 'submit' ? 'The service turned the request away, so no job was submitted: retry later.' : 'Retry later or poll less often.',
+		};
+	}
 	if (code >= 500) {
 		return {
 			message: `The service failed (HTTP ${code})${fromService ? `: ${fromService}` : ''}`,
 			description:
-				what === 'submit'
-					? 'The service may have accepted the job: check the job list before resubmitting.'
-					: 'The service had an internal error; the request was retried where it was safe to.',
+				what === 'submit' ? MAY_HAVE_ACCEPTED : 'The service had an internal error; the request was retried where it was safe to.',
 		};
 	}
 	return { message: `Unexpected answer from the service (HTTP ${code})${fromService ? `: ${fromService}` : ''}`, description: undefined };
@@ -102,9 +129,17 @@ function networkText(failure: Extract<Failure, { kind: 'network' }>, call: ApiCa
 	if (submit) {
 		description = notSent
 			? 'The request never reached the service, so no job was submitted.'
-			: 'The connection failed after the request was sent: the service may have accepted the job. Check the job list before resubmitting.';
+			: `The connection failed after the request was sent. ${MAY_HAVE_ACCEPTED}`;
 	}
 	return { message: `The Job Execution service cannot be reached at ${host} (${failure.code})`, description };
+}
+
+function unreadableText(failure: Extract<Failure, { kind: 'unreadable' }>, call: ApiCall) {
+	return {
+		message: `The service's answer ${failure.problem} (HTTP ${failure.statusCode})`,
+		description:
+			call.method === 'POST' ? MAY_HAVE_ACCEPTED : 'The answer could not be used; the request was retried where it was safe to.',
+	};
 }
 
 /** Removes every secret value from a text: the final guard, whatever a server or library echoed. */
@@ -125,10 +160,15 @@ export function toNodeApiError(
 	secrets: string[],
 	itemIndex?: number,
 ): NodeApiError {
-	const text = failure.kind === 'status' ? statusText(failure, call, connection) : networkText(failure, call, connection);
+	const text =
+		failure.kind === 'status'
+			? statusText(failure, call, connection)
+			: failure.kind === 'network'
+				? networkText(failure, call, connection)
+				: unreadableText(failure, call);
 	const message = redact(text.message, secrets);
 	const description = text.description === undefined ? undefined : redact(text.description, secrets);
-	const httpCode = failure.kind === 'status' ? String(failure.statusCode) : failure.code;
+	const httpCode = failure.kind === 'network' ? failure.code : String(failure.statusCode);
 	// The error response carries only what was built above: never the request, its headers or the raw library error.
 	const response: JsonObject = { message, httpCode };
 	if (description) response.description = description;
@@ -142,6 +182,10 @@ export function toNodeApiError(
 export function isTransientApiError(error: unknown): boolean {
 	if (!(error instanceof NodeApiError)) return false;
 	const code = error.httpCode ?? '';
-	if (/^\d+$/.test(code)) return code === '429' || Number(code) >= 500;
-	return code !== '' && code !== 'ABORTED';
+	if (/^\d+$/.test(code)) {
+		const status = Number(code);
+		// A 2xx here is an answer that could not be read (malformed JSON): worth another read.
+		return status === 429 || status >= 500 || (status >= 200 && status < 300);
+	}
+	return code !== '' && code !== 'ABORTED' && !PERMANENT_CODES.has(code);
 }

@@ -10,7 +10,7 @@ import type {
 import type { Failure } from './errors';
 import { isTransient, toNodeApiError } from './errors';
 import type { ApiCall, Connection, CredentialType } from './requestBuilders';
-import { buildRequest, normalizeServiceUrl, RELAY_CREDENTIAL } from './requestBuilders';
+import { buildRequest, credentialProblem, normalizeServiceUrl, RELAY_CREDENTIAL } from './requestBuilders';
 
 export * from './requestBuilders';
 
@@ -44,14 +44,16 @@ export async function getConnection(
 	);
 	const raw = credentialType === RELAY_CREDENTIAL ? credentials.relayUrl : credentials.baseUrl;
 	const normalized = normalizeServiceUrl(raw, credentialType);
-	if (normalized.problem !== undefined) {
-		throw new NodeOperationError(this.getNode(), normalized.problem, { itemIndex });
-	}
-	return { credentialType, baseUrl: normalized.url, secrets };
+	const problem = normalized.problem ?? credentialProblem(credentials, credentialType);
+	if (problem !== null) throw new NodeOperationError(this.getNode(), problem, { itemIndex });
+	return { credentialType, baseUrl: normalized.url as string, secrets };
 }
 
-/** Tolerant body reading: JSON when it parses, the bare text otherwise, null when empty. */
-export function parseBody(raw: unknown): unknown {
+/**
+ * Tolerant body reading: JSON when it parses, the bare text otherwise, null when empty. A body that claims to be
+ * JSON (by its content type, or by starting with { or [) and does not parse is malformed: undefined.
+ */
+export function parseBody(raw: unknown, contentType = ''): unknown {
 	if (raw === undefined || raw === null) return null;
 	if (typeof raw !== 'string') return raw;
 	const text = raw.trim();
@@ -59,8 +61,14 @@ export function parseBody(raw: unknown): unknown {
 	try {
 		return JSON.parse(text);
 	} catch {
-		return raw;
+		const claimsJson = /\bjson\b/i.test(contentType) || text.startsWith('{') || text.startsWith('[');
+		return claimsJson ? undefined : raw;
 	}
+}
+
+function headerValue(headers: IN8nHttpFullResponse['headers'] | undefined, name: string): string {
+	const value = headers?.[name] ?? headers?.[name.toLowerCase()];
+	return Array.isArray(value) ? String(value[0] ?? '') : String(value ?? '');
 }
 
 function networkFailure(error: unknown): Failure {
@@ -114,11 +122,12 @@ export async function apiRequest(
 				connection.credentialType,
 				request,
 			)) as IN8nHttpFullResponse;
-			const body = parseBody(response.body);
-			if (response.statusCode >= 200 && response.statusCode < 300) {
-				return { statusCode: response.statusCode, body };
-			}
-			failure = { kind: 'status', statusCode: response.statusCode, body };
+			const success = response.statusCode >= 200 && response.statusCode < 300;
+			const body = parseBody(response.body, headerValue(response.headers, 'content-type'));
+			if (success && body !== undefined) return { statusCode: response.statusCode, body };
+			failure = success
+				? { kind: 'unreadable', statusCode: response.statusCode, problem: 'is not valid JSON' }
+				: { kind: 'status', statusCode: response.statusCode, body: body ?? response.body };
 		} catch (error) {
 			failure = networkFailure(error);
 		}

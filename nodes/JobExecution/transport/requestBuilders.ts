@@ -44,6 +44,13 @@ export function jobIdProblem(jobId: string): string | null {
 	return null;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The spec's "UUID form" of job and flow identifiers. */
+export function isUuid(text: string): boolean {
+	return UUID.test(text);
+}
+
 /** C0, DEL and C1 characters: a CR/LF in a header or path is an injection, never an id. */
 export function hasControlCharacter(text: string): boolean {
 	for (let i = 0; i < text.length; i++) {
@@ -146,4 +153,33 @@ export function displayHost(baseUrl: string): string {
 	} catch {
 		return 'the configured URL';
 	}
+}
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const HEADER_VALUE = /^[\x20-\x7e]*$/;
+
+/**
+ * Why a credential's secret fields cannot be sent, or null. Values travel in HTTP headers, so a line break or a
+ * character outside printable ASCII would make the request fail (or, worse, split a header). Never quotes a value.
+ */
+export function credentialProblem(credentials: Record<string, unknown>, credentialType: CredentialType): string | null {
+	const headerFields: Array<[string, string]> = [];
+	if (credentialType === RELAY_CREDENTIAL) {
+		headerFields.push(['apiKey', 'Relay API Key'], ['userApiKey', 'User API Key']);
+	} else if (credentials.authType === 'bearerToken') {
+		headerFields.push(['token', 'Token']);
+	} else if (credentials.authType === 'headerAuth') {
+		const name = typeof credentials.headerName === 'string' ? credentials.headerName.trim() : '';
+		if (name === '') return "The credential's Header Name is empty";
+		if (!HEADER_NAME.test(name)) return "The credential's Header Name is not a valid HTTP header name";
+		headerFields.push(['headerSecret', 'Header Value']);
+	}
+	for (const [field, label] of headerFields) {
+		const value = credentials[field];
+		if (typeof value !== 'string' || value === '') return `The credential's ${label} is empty`;
+		if (!HEADER_VALUE.test(value)) {
+			return `The credential's ${label} contains characters that cannot be sent in an HTTP header (line breaks, control or non-ASCII characters)`;
+		}
+	}
+	return null;
 }

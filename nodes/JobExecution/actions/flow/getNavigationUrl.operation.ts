@@ -1,6 +1,7 @@
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { badParameter, readText } from '../../helpers/itemParameters';
 import type { ResolvedConnection } from '../../transport';
 import { flowNavigationUrl, RELAY_CREDENTIAL } from '../../transport';
 import { flowFileNameField } from '../common.descriptions';
@@ -43,14 +44,11 @@ export async function execute(
 			description: 'Choose the Native API interface and a Job Execution API credential to build navigation URLs.',
 		});
 	}
-	const text = (name: string) => String(this.getNodeParameter(name, itemIndex, '') ?? '').trim();
-	const flowFileName = text('flowFileName');
-	const runProfile = text('runProfile');
-	const nodeId = text('nodeId');
-	if (!flowFileName) throw new NodeOperationError(this.getNode(), `Flow File Path is empty (item ${itemIndex})`, { itemIndex });
-	if (!runProfile) throw new NodeOperationError(this.getNode(), `Run Profile is empty (item ${itemIndex})`, { itemIndex });
+	const flowFileName = readText(this, itemIndex, 'flowFileName', 'Flow File Path', { required: true });
+	const runProfile = readText(this, itemIndex, 'runProfile', 'Run Profile', { required: true });
+	const nodeId = readText(this, itemIndex, 'nodeId', 'Node ID', { required: false });
 	if (nodeId && !NODE_ID.test(nodeId)) {
-		throw new NodeOperationError(this.getNode(), `Node ID "${nodeId}" is not of the form node_<digits> (item ${itemIndex})`, { itemIndex });
+		throw badParameter(this, itemIndex, `Node ID "${nodeId.slice(0, 80)}" is not of the form node_<digits>`);
 	}
 	const url = flowNavigationUrl(connection.baseUrl, { flowFileName, runProfile, nodeId: nodeId || undefined });
 	return { url, flowFileName, runProfile, ...(nodeId ? { nodeId } : {}) };

@@ -2,7 +2,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { extractExecutionStatus } from '../../../shared/jobSummary';
-import { formatJob, isJobObject } from '../../helpers/jobOutput';
+import { formatJob, isJobObject, readOutputOptions } from '../../helpers/jobOutput';
 import type { ResolvedConnection } from '../../transport';
 import { apiRequest, jobsPath } from '../../transport';
 import { jobIdField, outputOptionFields } from '../common.descriptions';
@@ -37,7 +37,7 @@ export async function execute(
 	connection: ResolvedConnection,
 ): Promise<IDataObject> {
 	const jobId = readJobId(this, itemIndex);
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const options = readOutputOptions(this, itemIndex);
 	if (options.statusOnly) {
 		const { body } = await apiRequest.call(
 			this,

@@ -1,7 +1,8 @@
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { asJobArray, formatJob } from '../../helpers/jobOutput';
+import { badParameter, checkText, describeType, readBoolean, readChoice } from '../../helpers/itemParameters';
+import { asJobArray, formatJob, readOutputOptions } from '../../helpers/jobOutput';
 import type { ResolvedConnection } from '../../transport';
 import { apiRequest, jobsPath } from '../../transport';
 import { JOB_STATUS_OPTIONS, jobFilterFields, outputOptionsCollection } from '../common.descriptions';
@@ -57,13 +58,35 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['job'], operation: ['getMany'] } }, properties);
 
-function matches(job: IDataObject, filters: IDataObject): boolean {
-	const flowName = String(filters.flowName ?? '').trim();
-	const runProfileName = String(filters.runProfileName ?? '').trim();
-	const statuses = (filters.executionStatus as string[] | undefined) ?? [];
-	if (flowName && job.flowName !== flowName) return false;
-	if (runProfileName && job.runProfileName !== runProfileName) return false;
-	if (statuses.length > 0 && !statuses.includes(String(job.executionStatus))) return false;
+interface JobFilters {
+	flowName: string;
+	runProfileName: string;
+	statuses: string[];
+}
+
+const STATUSES = JOB_STATUS_OPTIONS.map((option) => option.value);
+
+/** The Filters collection, checked: text filters must be text, statuses known ones (a single one may be given bare). */
+function readFilters(context: IExecuteFunctions, itemIndex: number): JobFilters {
+	const raw = (context.getNodeParameter('filters', itemIndex, {}) as IDataObject) ?? {};
+	const given = raw.executionStatus ?? [];
+	const statuses = (Array.isArray(given) ? given : [given]).map((status) => (typeof status === 'string' ? status.trim().toUpperCase() : status));
+	const unknown = statuses.find((status) => typeof status !== 'string' || !STATUSES.includes(status));
+	if (unknown !== undefined) {
+		const shown = typeof unknown === 'string' ? JSON.stringify(unknown.slice(0, 40)) : describeType(unknown);
+		throw badParameter(context, itemIndex, `Status filter must be among ${STATUSES.join(', ')}, got ${shown}`);
+	}
+	return {
+		flowName: checkText(context, itemIndex, 'Flow Name filter', raw.flowName),
+		runProfileName: checkText(context, itemIndex, 'Run Profile filter', raw.runProfileName),
+		statuses: statuses as string[],
+	};
+}
+
+function matches(job: IDataObject, filters: JobFilters): boolean {
+	if (filters.flowName && job.flowName !== filters.flowName) return false;
+	if (filters.runProfileName && job.runProfileName !== filters.runProfileName) return false;
+	if (filters.statuses.length > 0 && !filters.statuses.includes(String(job.executionStatus))) return false;
 	return true;
 }
 
@@ -72,14 +95,15 @@ export async function execute(
 	itemIndex: number,
 	connection: ResolvedConnection,
 ): Promise<IDataObject[]> {
-	const scope = this.getNodeParameter('scope', itemIndex, 'all') as string;
-	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
-	const limit = returnAll ? Infinity : (this.getNodeParameter('limit', itemIndex, 50) as number);
-	if (!returnAll && !(Number.isInteger(limit) && limit >= 1 && limit <= 100)) {
-		throw new NodeOperationError(this.getNode(), `Limit must be a whole number from 1 to 100, got ${limit} (item ${itemIndex})`, { itemIndex });
+	const scope = readChoice(this, itemIndex, 'scope', 'Jobs', ['all', 'active', 'history'], 'all');
+	const returnAll = readBoolean(this, itemIndex, 'returnAll', 'Return All', false);
+	const limit: unknown = returnAll ? Infinity : this.getNodeParameter('limit', itemIndex, 50);
+	if (!returnAll && !(typeof limit === 'number' && Number.isInteger(limit) && limit >= 1 && limit <= 100)) {
+		const shown = typeof limit === 'string' ? JSON.stringify(limit.slice(0, 40)) : typeof limit === 'number' ? String(limit) : describeType(limit);
+		throw badParameter(this, itemIndex, `Limit must be a whole number from 1 to 100, got ${shown}`);
 	}
-	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const filters = readFilters(this, itemIndex);
+	const options = readOutputOptions(this, itemIndex);
 	const { body } = await apiRequest.call(
 		this,
 		connection,
@@ -90,6 +114,6 @@ export async function execute(
 	if (!jobs) throw new NodeOperationError(this.getNode(), 'The service answered with no job list', { itemIndex });
 	return jobs
 		.filter((job) => matches(job, filters))
-		.slice(0, limit)
+		.slice(0, limit as number)
 		.map((job) => formatJob(job, options));
 }

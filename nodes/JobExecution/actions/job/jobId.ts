@@ -1,13 +1,15 @@
 import { NodeOperationError } from 'n8n-workflow';
 import type { IExecuteFunctions } from 'n8n-workflow';
 
+import { describeType } from '../../helpers/itemParameters';
 import { jobIdProblem } from '../../transport';
 
 /** The Job ID of an item: trimmed, and refused when it could not name exactly one job. */
 export function readJobId(context: IExecuteFunctions, itemIndex: number): string {
 	const raw = context.getNodeParameter('jobId', itemIndex, '');
 	const jobId = typeof raw === 'string' ? raw.trim() : typeof raw === 'number' ? String(raw) : '';
-	const problem = jobIdProblem(jobId);
+	const given = raw === undefined || raw === null || typeof raw === 'string' || typeof raw === 'number' ? null : describeType(raw);
+	const problem = given ? `must be text, got ${given}` : jobIdProblem(jobId);
 	if (problem) {
 		throw new NodeOperationError(context.getNode(), `Job ID ${problem} (item ${itemIndex})`, {
 			itemIndex,

@@ -3,10 +3,12 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { checkParameters, parametersFromJson } from '../../helpers/jobParameters';
 import type { JobParameter } from '../../helpers/jobParameters';
-import { formatJob } from '../../helpers/jobOutput';
+import { badParameter, readBoolean, readText } from '../../helpers/itemParameters';
+import { formatJob, readOutputOptions } from '../../helpers/jobOutput';
 import { readWaitSettings, waitForJob } from '../../helpers/waitForJob';
-import type { ResolvedConnection } from '../../transport';
-import { apiRequest, flowNavigationUrl, jobsPath, NATIVE_CREDENTIAL, RELAY_CREDENTIAL } from '../../transport';
+import type { ApiCall, ResolvedConnection } from '../../transport';
+import { apiRequest, flowNavigationUrl, isUuid, jobIdProblem, jobsPath, NATIVE_CREDENTIAL, RELAY_CREDENTIAL } from '../../transport';
+import { toNodeApiError } from '../../transport/errors';
 import { flowFileNameField, outputOptionsCollection, waitSettingFields } from '../common.descriptions';
 
 /** One at a time unless asked: jobs then reach the service in item order, as before the option existed. */
@@ -147,22 +149,16 @@ function readParameters(context: IExecuteFunctions, itemIndex: number): JobParam
 	const result =
 		context.getNodeParameter('parametersInputMode', itemIndex, 'fields') === 'json'
 			? parametersFromJson(context.getNodeParameter('parametersJson', itemIndex, '[]'))
-			: checkParameters(
-					((context.getNodeParameter('parameters', itemIndex, {}) as IDataObject).parameter as IDataObject[] | undefined) ?? [],
-				);
+			: checkParameters((context.getNodeParameter('parameters', itemIndex, {}) as IDataObject).parameter ?? []);
 	if (result.problem) {
-		throw new NodeOperationError(context.getNode(), `${result.problem.subject} ${result.problem.reason} (item ${itemIndex})`, {
+		throw badParameter(
+			context,
 			itemIndex,
-			description: 'Parameter names must be unique and not empty; integer values whole numbers; float values numbers.',
-		});
+			`${result.problem.subject} ${result.problem.reason}`,
+			'Parameter names must be unique and not empty; integer values whole numbers; float values numbers.',
+		);
 	}
 	return result.parameters;
-}
-
-function requiredText(context: IExecuteFunctions, name: string, label: string, itemIndex: number): string {
-	const value = String(context.getNodeParameter(name, itemIndex, '') ?? '').trim();
-	if (value === '') throw new NodeOperationError(context.getNode(), `${label} is empty (item ${itemIndex})`, { itemIndex });
-	return value;
 }
 
 export async function execute(
@@ -172,28 +168,31 @@ export async function execute(
 ): Promise<IDataObject> {
 	const relay = connection.credentialType === RELAY_CREDENTIAL;
 	const flowKey = relay ? 'flowId' : 'flowFileName';
-	const flow = requiredText(this, flowKey, relay ? 'Flow ID' : 'Flow File Path', itemIndex);
-	const runProfileName = requiredText(this, 'runProfileName', 'Run Profile', itemIndex);
-	const notificationEnabled = this.getNodeParameter('notificationEnabled', itemIndex, false) as boolean;
+	const flow = readText(this, itemIndex, flowKey, relay ? 'Flow ID' : 'Flow File Path', { required: true });
+	if (relay && !isUuid(flow)) {
+		throw badParameter(this, itemIndex, `Flow ID "${flow.slice(0, 80)}" is not a UUID`, 'The relay names flows by their ID, e.g. 3f2b8c1e-6d4a-4b7e-9a51-0c8d2e7f4a10.');
+	}
+	const runProfileName = readText(this, itemIndex, 'runProfileName', 'Run Profile', { required: true });
+	const notificationEnabled = readBoolean(this, itemIndex, 'notificationEnabled', 'Notification Enabled', false);
 	const parameters = readParameters(this, itemIndex);
-	const waitForCompletion = this.getNodeParameter('waitForCompletion', itemIndex, false) as boolean;
+	const waitForCompletion = readBoolean(this, itemIndex, 'waitForCompletion', 'Wait for Completion', false);
 	// Read every setting before submitting: a bad setting must never leave a job behind without its item.
 	const waitSettings = waitForCompletion ? readWaitSettings(this, itemIndex, 'waitSettings') : undefined;
+	const outputOptions = waitForCompletion ? readOutputOptions(this, itemIndex) : undefined;
 
 	const body: IDataObject = { [flowKey]: flow, runProfileName, notificationEnabled };
 	if (parameters.length > 0) body.parameters = parameters as unknown as IDataObject[];
-	const { body: answer } = await apiRequest.call(this, connection, { method: 'POST', path: jobsPath(), body }, { itemIndex });
+	const call: ApiCall = { method: 'POST', path: jobsPath(), body };
+	const { statusCode, body: answer } = await apiRequest.call(this, connection, call, { itemIndex });
 	const jobId = jobIdFromAnswer(answer);
 	if (!jobId) {
-		throw new NodeOperationError(this.getNode(), 'The service accepted the request but returned no jobId', {
-			itemIndex,
-			description: 'Check the job list: the job may exist.',
-		});
+		const failure = { kind: 'unreadable', statusCode, problem: 'has no usable job ID' } as const;
+		throw toNodeApiError(this.getNode(), failure, call, connection, connection.secrets, itemIndex);
 	}
 
 	if (waitSettings) {
 		const job = await waitForJob.call(this, connection, jobId, waitSettings, itemIndex, { readFirst: false });
-		return { ...formatJob(job, this.getNodeParameter('options', itemIndex, {}) as IDataObject), jobId };
+		return { ...formatJob(job, outputOptions ?? {}), jobId };
 	}
 	const output: IDataObject = { jobId, [flowKey]: flow, runProfileName, notificationEnabled, parameters: parameters as unknown as IDataObject[] };
 	if (connection.credentialType === NATIVE_CREDENTIAL) {
@@ -202,13 +201,15 @@ export async function execute(
 	return output;
 }
 
-/** `{ jobId }`, tolerating a bare id or a JSON string, as the answer's shape is the spec's only promise. */
+/**
+ * `{ jobId }` (or `{ id }`), or a bare id as text or a JSON string. A bare text must have the UUID form the spec gives
+ * job ids, so that a status text such as "Accepted" is never taken for an id.
+ */
 function jobIdFromAnswer(answer: unknown): string | undefined {
-	if (typeof answer === 'string' && answer.trim() !== '' && !answer.trim().startsWith('<')) return answer.trim();
-	if (answer && typeof answer === 'object' && !Array.isArray(answer)) {
-		const record = answer as IDataObject;
-		const id = record.jobId ?? record.id;
-		if (typeof id === 'string' && id.trim() !== '') return id.trim();
-	}
-	return undefined;
+	let id: unknown = answer;
+	if (answer && typeof answer === 'object' && !Array.isArray(answer)) id = (answer as IDataObject).jobId ?? (answer as IDataObject).id;
+	else if (typeof answer !== 'string' || !isUuid(answer.trim())) return undefined;
+	if (typeof id !== 'string') return undefined;
+	const trimmed = id.trim();
+	return jobIdProblem(trimmed) === null ? trimmed : undefined;
 }

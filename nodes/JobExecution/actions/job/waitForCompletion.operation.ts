@@ -1,7 +1,7 @@
 import { updateDisplayOptions } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { formatJob } from '../../helpers/jobOutput';
+import { formatJob, readOutputOptions } from '../../helpers/jobOutput';
 import { readWaitSettings, waitForJob } from '../../helpers/waitForJob';
 import type { ResolvedConnection } from '../../transport';
 import { jobIdField, outputOptionsCollection, waitSettingFields } from '../common.descriptions';
@@ -32,6 +32,7 @@ export async function execute(
 ): Promise<IDataObject> {
 	const jobId = readJobId(this, itemIndex);
 	const settings = readWaitSettings(this, itemIndex, 'waitSettings');
+	const options = readOutputOptions(this, itemIndex);
 	const job = await waitForJob.call(this, connection, jobId, settings, itemIndex, { readFirst: true });
-	return formatJob(job, this.getNodeParameter('options', itemIndex, {}) as IDataObject);
+	return formatJob(job, options);
 }
