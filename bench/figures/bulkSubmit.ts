@@ -14,7 +14,7 @@ import type { Figure } from '../lib/figure';
 import { verdict } from '../lib/figure';
 import { PLAIN_NODE_TYPE } from '../lib/plainRequestNode';
 import { rawClient } from '../lib/rawClient';
-import { startRecordingFront } from '../lib/recordingFront';
+import { startRecordingFront } from '../../test/harness/recordingFront';
 import { startServerProcess } from '../lib/serverProcess';
 import { formatMs, interleavedRounds, median, medianRatio } from '../lib/stats';
 

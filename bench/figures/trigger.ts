@@ -10,7 +10,7 @@ import { BENCH_CATALOG, HOUR_FLOW, INSTANT_FLOW } from '../lib/catalog';
 import type { Figure } from '../lib/figure';
 import { verdict } from '../lib/figure';
 import { rawClient, submitJobs } from '../lib/rawClient';
-import { startRecordingFront } from '../lib/recordingFront';
+import { startRecordingFront } from '../../test/harness/recordingFront';
 import { startServerProcess } from '../lib/serverProcess';
 import { formatBytes, median, medianRatio, timeSyncMs } from '../lib/stats';
 

@@ -15,8 +15,8 @@ import { BENCH_CATALOG, THIRTY_SECONDS_AND_A_BIT_FLOW, THIRTY_SECONDS_FLOW } fro
 import type { Figure } from '../lib/figure';
 import { verdict } from '../lib/figure';
 import { rawClient, submitJobs } from '../lib/rawClient';
-import type { RecordedRequest } from '../lib/recordingFront';
-import { startRecordingFront } from '../lib/recordingFront';
+import type { RecordedRequest } from '../../test/harness/recordingFront';
+import { startRecordingFront } from '../../test/harness/recordingFront';
 import { startServerProcess } from '../lib/serverProcess';
 import { median } from '../lib/stats';
 

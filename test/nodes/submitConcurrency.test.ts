@@ -2,49 +2,15 @@
  * Submit's Batching → Concurrency through n8n's engine against the real server: items overlap up to the limit,
  * yet output order, pairedItem, per-item errors and "one job per item, never two" are as with one at a time.
  */
-import { createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
-
 import type { IDataObject } from 'n8n-workflow';
 
 import { runActionNode } from '../harness/engine';
 import type { RunNodeOptions } from '../harness/engine';
 import { advanceWhileWaiting, credentialsFor, INTERFACES, SALES, startFixture } from '../harness/fixtures';
 import type { Fixture, Interface } from '../harness/fixtures';
+import { startRecordingFront } from '../harness/recordingFront';
 
 const GHOST = { path: '/Shared/Flows/ghost.flow', id: '9d8c7b6a-5f4e-4d3c-8b2a-1a0f9e8d7c6b' };
-
-/** A hop that holds each request a little before forwarding it, and records how many it held at once. */
-async function startSlowFront(target: string, holdMs: number) {
-	const upstream = new URL(target);
-	let inFlight = 0;
-	let maxInFlight = 0;
-	const server = createServer((req, res) => {
-		inFlight++;
-		maxInFlight = Math.max(maxInFlight, inFlight);
-		res.on('close', () => inFlight--);
-		setTimeout(() => {
-			const forward = request(
-				{ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
-				(answer) => {
-					res.writeHead(answer.statusCode ?? 502, answer.headers);
-					answer.pipe(res);
-				},
-			);
-			req.pipe(forward);
-		}, holdMs);
-	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	return {
-		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-		maxInFlight: () => maxInFlight,
-		close: () =>
-			new Promise<void>((resolve) => {
-				server.closeAllConnections();
-				server.close(() => resolve());
-			}),
-	};
-}
 
 describe.each(INTERFACES)('Submit with Batching → Concurrency over the %s interface', (kind: Interface) => {
 	let fx: Fixture;
@@ -85,7 +51,7 @@ describe.each(INTERFACES)('Submit with Batching → Concurrency over the %s inte
 	const storedItems = () => fx.server.store.all().map((job) => Number(job.parameters[0].value));
 
 	test('runs up to the limit at once, and output order, pairedItem and jobs follow the items', async () => {
-		const front = await startSlowFront(fx.server.url, 30);
+		const front = await startRecordingFront(fx.server.url, { latencyMs: 30 });
 		try {
 			const items = Array.from({ length: 12 }, (_, n) => good(n));
 			const result = await submit(items, 4, { credentials: credentialsFor(front.url) });
@@ -104,7 +70,7 @@ describe.each(INTERFACES)('Submit with Batching → Concurrency over the %s inte
 	});
 
 	test('the default sends one at a time, in item order', async () => {
-		const front = await startSlowFront(fx.server.url, 10);
+		const front = await startRecordingFront(fx.server.url, { latencyMs: 10 });
 		try {
 			const result = await runActionNode({
 				credentials: credentialsFor(front.url),

@@ -1,6 +1,6 @@
 /**
- * A forwarding hop that records every request (method, path, when it arrived and when it was answered), and can
- * hold each request for a while first, like a service across a network.
+ * A forwarding hop that records every request (method, path, when it arrived and when it was answered) and the
+ * most it held at once, and can hold each request for a while first, like a service across a network.
  */
 import { createServer, request } from 'http';
 import type { AddressInfo } from 'net';
@@ -16,15 +16,20 @@ export interface RecordedRequest {
 export interface RecordingFront {
 	url: string;
 	requests: RecordedRequest[];
+	maxInFlight(): number;
 	close(): Promise<void>;
 }
 
 export async function startRecordingFront(target: string, options: { latencyMs?: number } = {}): Promise<RecordingFront> {
 	const upstream = new URL(target);
 	const requests: RecordedRequest[] = [];
+	let inFlight = 0;
+	let maxInFlight = 0;
 	const server = createServer((req, res) => {
 		const record: RecordedRequest = { method: req.method ?? 'GET', path: req.url ?? '/', receivedAt: Date.now(), answeredAt: NaN };
 		requests.push(record);
+		maxInFlight = Math.max(maxInFlight, ++inFlight);
+		res.on('close', () => inFlight--);
 		res.on('finish', () => (record.answeredAt = Date.now()));
 		const forward = () => {
 			const upstreamRequest = request(
@@ -43,6 +48,7 @@ export async function startRecordingFront(target: string, options: { latencyMs?:
 	return {
 		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
 		requests,
+		maxInFlight: () => maxInFlight,
 		close: () =>
 			new Promise<void>((resolve) => {
 				server.closeAllConnections();
