@@ -118,3 +118,37 @@ describe.each(INTERFACES)('submit under faults over the %s interface', (kind: In
 		else table[row] = table[row].replace('| ? |', `| ${perItem[0]} |`);
 	});
 });
+
+describe.each(INTERFACES)('submit and wait, when the wait fails after the job was accepted (%s)', (kind: Interface) => {
+	let fx: Fixture;
+	afterEach(async () => {
+		await fx.server.close();
+	});
+
+	test.each([
+		['a read refused with an empty 400', { kind: 'emptyBadRequest' } as Fault],
+		['a read answered 401', { kind: 'status', status: 401 } as Fault],
+	])('%s: the error names the submitted job so that nobody resubmits it', async (_name, fault) => {
+		fx = await startFixture(kind);
+		fx.server.faults.inject({ ...fault, method: 'GET' });
+		const result = await runActionNode({
+			credentials: fx.credentials,
+			continueOnFail: true,
+			parameters: {
+				authentication: fx.authentication,
+				resource: 'job',
+				operation: 'submit',
+				...fx.flow(SALES),
+				runProfileName: 'default',
+				waitForCompletion: true,
+				waitSettings: { pollInterval: 1, timeout: 5 },
+			},
+		});
+		const [job] = fx.server.store.all();
+		expect(fx.server.store.count()).toBe(1);
+		expect(result.json).toHaveLength(1);
+		expect(result.json[0].description).toContain(`Job ${job.id} was submitted`);
+		expect(result.json[0].description).toMatch(/do not submit it again/);
+		expectNoSecrets(result, { [fx.authentication]: fx.credentials[fx.authentication] });
+	});
+});

@@ -48,8 +48,9 @@ export function readWaitSettings(context: IExecuteFunctions, itemIndex: number, 
 }
 
 /**
- * Polls one job until it ends: at most one read per interval, transient failures back off and are retried until the
- * timeout, and the wait ends as soon as the execution is cancelled.
+ * Polls one job until it ends and returns its final status (whatever the outcome: see checkJobOutcome): at most one
+ * read per interval, transient failures back off and are retried until the timeout, and the wait ends as soon as
+ * the execution is cancelled.
  */
 export async function waitForJob(
 	this: IExecuteFunctions,
@@ -80,7 +81,7 @@ export async function waitForJob(
 				throw new NodeOperationError(this.getNode(), `The service answered with no job status for job ${jobId}`, { itemIndex });
 			}
 			lastStatus = String(body.executionStatus ?? 'unknown');
-			if (isTerminalStatus(body.executionStatus)) return checkOutcome(this, body, jobId, settings, itemIndex);
+			if (isTerminalStatus(body.executionStatus)) return body;
 			delayMs = intervalMs;
 		} else {
 			if (!isTransientApiError(read.error)) throw read.error;
@@ -96,7 +97,8 @@ export async function waitForJob(
 	);
 }
 
-function checkOutcome(
+/** A job that ended in ERROR or CANCELLED fails the item, unless the settings ask to return it as data. */
+export function checkJobOutcome(
 	context: IExecuteFunctions,
 	job: IDataObject,
 	jobId: string,

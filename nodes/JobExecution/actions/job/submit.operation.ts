@@ -1,11 +1,12 @@
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { checkParameters, parametersFromJson } from '../../helpers/jobParameters';
 import type { JobParameter } from '../../helpers/jobParameters';
 import { badParameter, readBoolean, readText } from '../../helpers/itemParameters';
 import { formatJob, readOutputOptions } from '../../helpers/jobOutput';
-import { readWaitSettings, waitForJob } from '../../helpers/waitForJob';
+import { settle } from '../../helpers/settle';
+import { checkJobOutcome, readWaitSettings, waitForJob } from '../../helpers/waitForJob';
 import type { ApiCall, ResolvedConnection } from '../../transport';
 import { apiRequest, flowNavigationUrl, isUuid, jobIdProblem, jobsPath, NATIVE_CREDENTIAL, RELAY_CREDENTIAL } from '../../transport';
 import { toNodeApiError } from '../../transport/errors';
@@ -191,7 +192,9 @@ export async function execute(
 	}
 
 	if (waitSettings) {
-		const job = await waitForJob.call(this, connection, jobId, waitSettings, itemIndex, { readFirst: false });
+		const waited = await settle(waitForJob.call(this, connection, jobId, waitSettings, itemIndex, { readFirst: false }));
+		if (!waited.ok) throw submittedButNotWaited(waited.error, jobId);
+		const job = checkJobOutcome(this, waited.value, jobId, waitSettings, itemIndex);
 		return { ...formatJob(job, outputOptions ?? {}), jobId };
 	}
 	const output: IDataObject = { jobId, [flowKey]: flow, runProfileName, notificationEnabled, parameters: parameters as unknown as IDataObject[] };
@@ -199,6 +202,15 @@ export async function execute(
 		output.navigationUrl = flowNavigationUrl(connection.baseUrl, { flowFileName: flow, runProfile: runProfileName });
 	}
 	return output;
+}
+
+/** The job exists, only the wait failed: the error must say so, or the item looks failed and gets submitted again. */
+function submittedButNotWaited(error: unknown, jobId: string): unknown {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
+		const advice = `Job ${jobId} was submitted; only waiting for it failed, so do not submit it again: use Get or Wait for Completion with this job ID.`;
+		error.description = error.description ? `${advice} ${error.description}` : advice;
+	}
+	return error;
 }
 
 /**
