@@ -175,6 +175,16 @@ const ROUTES: Record<Interface, Record<Operation, string[]>> = {
 	},
 };
 
+/** Figures printed at the end: runs per kind of outcome, and how many of them were checked for secrets. */
+const tally = { refused: 0, harmless: 0, credentialForms: 0, triggerSettings: 0, runsCheckedForSecrets: 0 };
+afterAll(() => {
+	process.stdout.write(
+		`bad input: ${tally.refused} bad values refused before any request (NodeOperationError naming field and item), ` +
+			`${tally.harmless} harmless ones sent only to their own endpoint, ${tally.credentialForms} credential forms, ` +
+			`${tally.triggerSettings} trigger settings; ${tally.runsCheckedForSecrets} runs checked for keys and Authorization values: none found\n`,
+	);
+});
+
 function setPath(target: IDataObject, path: string, value: unknown): void {
 	const keys = path.split('.');
 	let node = target;
@@ -255,6 +265,9 @@ describe.each(INTERFACES)('bad input over the %s interface', (kind: Interface) =
 		});
 		expectNoSecrets(alone, fx.credentials);
 
+		tally.runsCheckedForSecrets += 2;
+		if (expected === 'works') tally.harmless++;
+		else tally.refused++;
 		if (expected === 'works') {
 			// Harmless: at worst the service refuses it (a NodeApiError with its HTTP code), never a crash.
 			for (const json of secondOut.map((item) => item.json)) {
@@ -300,6 +313,7 @@ describe('unsupported operation and interface values', () => {
 		expect(result.error?.message).toMatch(message);
 		expect(result.sent).toHaveLength(0);
 		expectNoSecrets(result, fx.credentials);
+		tally.runsCheckedForSecrets++;
 	});
 });
 
@@ -359,6 +373,7 @@ describe.each(INTERFACES)('credential forms over the %s interface', (kind: Inter
 				parameters: { authentication: type, resource: 'job', operation, returnAll: true, ...fx.flow(SALES), runProfileName: 'default' },
 			});
 			expectNoSecrets(result, credentials);
+			tally.runsCheckedForSecrets++;
 			if (expected === 'works') {
 				expect(result.error).toBeUndefined();
 			} else if (expected === 'refusedByService') {
@@ -372,6 +387,7 @@ describe.each(INTERFACES)('credential forms over the %s interface', (kind: Inter
 			}
 		}
 		expect(fx.server.store.count() - jobsBefore).toBe(expected === 'works' ? 1 : 0);
+		tally.credentialForms++;
 	});
 });
 
@@ -405,6 +421,7 @@ describe.each(INTERFACES)('trigger settings over the %s interface', (kind: Inter
 		expect(fx.server.stats.requests).toBe(before);
 		expect(poller.storedState()).toEqual({});
 		for (const secret of SECRETS) expect(JSON.stringify(failed, Object.getOwnPropertyNames(failed))).not.toContain(secret);
+		tally.triggerSettings++;
 	});
 
 	test('a credential that cannot be sent stops the poll before any request', async () => {

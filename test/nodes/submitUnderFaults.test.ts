@@ -113,7 +113,7 @@ describe.each(INTERFACES)('submit under faults over the %s interface', (kind: In
 		}
 
 		const row = table.findIndex((line) => line.startsWith(`| ${label} |`));
-		const message = outcome === 'submitted' ? 'ok: jobId returned' : said.trim().replace(/\s+/g, ' ');
+		const message = outcome === 'submitted' ? 'ok: jobId returned' : `${String(first.error)} — ${String(first.description ?? '')}`;
 		if (row === -1) table.push(`| ${label} | ${perItem[0]} | ? | ${message} |`);
 		else table[row] = table[row].replace('| ? |', `| ${perItem[0]} |`);
 	});
