@@ -5,7 +5,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 
 import { DEFAULT_HOST_VERSION, HOSTS } from './hosts';
-import { executeWorkflow, nodeItems, startN8n } from './n8n';
+import { executeWorkflow, itemsOfNode, startN8n } from './n8n';
 import { N8nRestClient } from './n8nRest';
 import type { ExecutionSummary } from './n8nRest';
 import { openSession } from './session';
@@ -63,7 +63,7 @@ async function runTriggerLive(session: Session, workflows: WorkflowRecord[]): Pr
 			return 1;
 		}
 		const runData = await rest.runData(execution.id);
-		printRun(example, (name) => runData[name]?.flatMap((run) => (run.data?.main ?? []).flatMap((branch) => (branch ?? []).map((item) => item.json))));
+		printRun(example, (name) => itemsOfNode(runData, name));
 		return execution.status === 'success' ? 0 : 1;
 	} finally {
 		await n8n.stop();
@@ -90,7 +90,8 @@ async function main(): Promise<void> {
 				log(`  failed: ${error?.message ?? executed.output.trim().split('\n').slice(-5).join('\n  ')}`);
 				continue;
 			}
-			printRun(workflow, (name) => (executed.run?.data.resultData.runData[name] ? nodeItems(executed, name) : undefined));
+			const { runData } = executed.run.data.resultData;
+			printRun(workflow, (name) => itemsOfNode(runData, name));
 		}
 		failures += await runTriggerLive(session, workflows);
 	} finally {

@@ -96,10 +96,18 @@ export async function n8nCommandOk(n8n: N8nInstance, args: string[]): Promise<Co
 	return result;
 }
 
+// n8n's runData: per node, its runs, each with the items of each output branch.
+export type RunData = Record<string, Array<{ data?: { main: Array<Array<{ json: Record<string, unknown> }> | null> } }>>;
+
+// The items a node output over all its runs and branches; undefined when the node did not run.
+export function itemsOfNode(runData: RunData, nodeName: string): Array<Record<string, unknown>> | undefined {
+	return runData[nodeName]?.flatMap((run) => (run.data?.main ?? []).flatMap((branch) => (branch ?? []).map((item) => item.json)));
+}
+
 export interface ExecutedWorkflow {
 	code: number | null;
 	// n8n's IRun as JSON, when the command printed one.
-	run?: { data: { resultData: { runData: Record<string, Array<{ data?: { main: Array<Array<{ json: Record<string, unknown> }> | null> }; error?: { message: string; description?: string } }>>; error?: { message: string; description?: string } } } };
+	run?: { data: { resultData: { runData: RunData; error?: { message: string; description?: string } } } };
 	output: string;
 }
 
@@ -120,9 +128,9 @@ export async function executeWorkflow(n8n: N8nInstance, workflowId: string): Pro
 }
 
 export function nodeItems(executed: ExecutedWorkflow, nodeName: string): Array<Record<string, unknown>> {
-	const runs = executed.run?.data.resultData.runData[nodeName];
-	if (!runs) throw new Error(`node "${nodeName}" did not run:\n${executed.output.slice(-3000)}`);
-	return runs.flatMap((run) => (run.data?.main ?? []).flatMap((branch) => (branch ?? []).map((item) => item.json)));
+	const items = executed.run && itemsOfNode(executed.run.data.resultData.runData, nodeName);
+	if (!items) throw new Error(`node "${nodeName}" did not run:\n${executed.output.slice(-3000)}`);
+	return items;
 }
 
 export interface RunningN8n {

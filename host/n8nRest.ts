@@ -3,6 +3,7 @@ import { createRequire } from 'module';
 import { join } from 'path';
 
 import type { InstalledHost } from './install';
+import type { RunData } from './n8n';
 import type { Owner } from './workspace';
 
 // n8n binds the session cookie to this header's value.
@@ -12,8 +13,6 @@ export interface ExecutionSummary {
 	id: string;
 	status: string;
 }
-
-export type RunData = Record<string, Array<{ data?: { main: Array<Array<{ json: Record<string, unknown> }> | null> } }>>;
 
 export class N8nRestClient {
 	private constructor(
