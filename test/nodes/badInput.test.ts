@@ -7,12 +7,12 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { runActionNode } from '../harness/engine';
-import type { CredentialsMap } from '../harness/engine';
-import { INTERFACES, NATIVE_TOKEN, RELAY_KEY, SALES, SECRETS, startFixture, USER_KEY } from '../harness/fixtures';
-import { expectNoSecrets } from '../harness/secrets';
-import type { Fixture, Interface } from '../harness/fixtures';
-import { createPoller } from '../harness/poller';
+import { runActionNode } from '../../testkit/engine';
+import type { CredentialsMap } from '../../testkit/engine';
+import { INTERFACES, NATIVE_TOKEN, RELAY_KEY, SALES, SECRETS, startFixture, USER_KEY } from '../../testkit/fixtures';
+import { expectNoSecrets } from '../../testkit/secrets';
+import type { Fixture, Interface } from '../../testkit/fixtures';
+import { createPoller } from '../../testkit/poller';
 
 type Operation = 'get' | 'statusOnly' | 'waitForCompletion' | 'submit' | 'getMany' | 'getNavigationUrl';
 

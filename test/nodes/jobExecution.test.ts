@@ -3,11 +3,11 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { runActionNode } from '../harness/engine';
-import type { RunNodeOptions } from '../harness/engine';
-import { advanceWhileWaiting, BROKEN, INTERFACES, SALES, startFixture } from '../harness/fixtures';
-import type { Fixture, Interface } from '../harness/fixtures';
-import { expectNoSecrets } from '../harness/secrets';
+import { runActionNode } from '../../testkit/engine';
+import type { RunNodeOptions } from '../../testkit/engine';
+import { advanceWhileWaiting, BROKEN, INTERFACES, SALES, startFixture } from '../../testkit/fixtures';
+import type { Fixture, Interface } from '../../testkit/fixtures';
+import { expectNoSecrets } from '../../testkit/secrets';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

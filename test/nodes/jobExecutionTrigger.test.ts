@@ -4,10 +4,10 @@
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { runActionNode } from '../harness/engine';
-import { BROKEN, INTERFACES, SALES, startFixture } from '../harness/fixtures';
-import type { Fixture, Interface } from '../harness/fixtures';
-import { createPoller } from '../harness/poller';
+import { runActionNode } from '../../testkit/engine';
+import { BROKEN, INTERFACES, SALES, startFixture } from '../../testkit/fixtures';
+import type { Fixture, Interface } from '../../testkit/fixtures';
+import { createPoller } from '../../testkit/poller';
 
 const json = (items: INodeExecutionData[] | null) => (items ?? []).map((item) => item.json);
 

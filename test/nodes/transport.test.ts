@@ -5,9 +5,9 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
-import { runActionNode } from '../harness/engine';
-import { credentialsFor, INTERFACES, SALES, SECRETS, startFixture } from '../harness/fixtures';
-import type { Fixture, Interface } from '../harness/fixtures';
+import { runActionNode } from '../../testkit/engine';
+import { credentialsFor, INTERFACES, SALES, SECRETS, startFixture } from '../../testkit/fixtures';
+import type { Fixture, Interface } from '../../testkit/fixtures';
 
 async function closedPort(): Promise<number> {
 	const probe = createServer();
