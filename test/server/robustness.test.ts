@@ -158,12 +158,13 @@ describe('slow-loris clients', () => {
 				await new Promise((r) => setTimeout(r, 25));
 			}
 			const dropped = await Promise.all(slow);
+			// Bounds that a loaded machine cannot break: never before the deadline; and long before the ~30 s at which
+			// Node's own 30 s check interval would first close them (the server checks every second).
 			for (const { statusLine, closedAfterMs, deadline } of dropped) {
 				expect(statusLine).toBe('HTTP/1.1 408 Request Timeout');
 				expect(closedAfterMs).toBeGreaterThanOrEqual(deadline - 50);
-				expect(closedAfterMs).toBeLessThan(deadline + 1500);
+				expect(closedAfterMs).toBeLessThan(deadline + 10_000);
 			}
-			expect(Math.max(...latencies)).toBeLessThan(250);
 			const worst = (name: string) => Math.max(...dropped.filter((d) => d.name === name).map((d) => d.closedAfterMs));
 			figures.push(
 				`slow-loris (headers deadline 500 ms, request deadline 1000 ms): 40 stalled connections all answered 408 and closed ` +
@@ -172,6 +173,45 @@ describe('slow-loris clients', () => {
 					`20 ordinary requests meanwhile, slowest ${Math.max(...latencies)} ms`,
 			);
 		} finally {
+			await server.close();
+		}
+	});
+
+	it('answers ordinary clients while 40 stalled connections are held open', async () => {
+		// Deadlines far beyond the test's life, so that the stalled connections are surely still open while the
+		// ordinary requests are answered: proven by order, with no clock in the assertion.
+		const server = await startReferenceServer({ port: 0, clock: new ManualClock(), catalog: TEST_CATALOG, headersTimeoutMs: 60_000, requestTimeoutMs: 120_000 });
+		const stalled: Array<ReturnType<typeof connect>> = [];
+		const timers: NodeJS.Timeout[] = [];
+		let closed = 0;
+		try {
+			// Silent, trickled headers, unfinished body, trickled body: 10 of each.
+			const kinds: Array<[string, boolean]> = [
+				['', false],
+				['GET /api/v1/jobs HTTP/1.1\r\nHost: x\r\nX-Slow:', true],
+				['POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"flow', false],
+				['POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n', true],
+			];
+			await Promise.all(
+				Array.from({ length: 40 }, (_, i) =>
+					new Promise<void>((connected) => {
+						const [prefix, trickle] = kinds[i % kinds.length];
+						const socket = connect(server.port, '127.0.0.1', () => {
+							if (prefix !== '') socket.write(prefix);
+							if (trickle) timers.push(setInterval(() => socket.write(' '), 100));
+							connected();
+						});
+						socket.on('error', () => undefined);
+						socket.on('close', () => closed++);
+						stalled.push(socket);
+					}),
+				),
+			);
+			for (let i = 0; i < 20; i++) expect((await axios.get(`${server.url}/api/v1/jobs`)).status).toBe(200);
+			expect(closed).toBe(0);
+		} finally {
+			for (const timer of timers) clearInterval(timer);
+			for (const socket of stalled) socket.destroy();
 			await server.close();
 		}
 	});
