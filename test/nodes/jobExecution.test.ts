@@ -96,7 +96,7 @@ describe.each(INTERFACES)('Job Execution node over the %s interface', (kind: Int
 		[{ name: 'n', type: 'integer', value: '4.2' }, 'Parameter "n" must be an integer, got "4.2" (item 0)'],
 		[{ name: 'x', type: 'float', value: 'abc' }, 'Parameter "x" must be a number, got "abc" (item 0)'],
 		[{ name: '  ', type: 'string', value: 'v' }, 'Parameter 1 has an empty name (item 0)'],
-	])('Submit refuses a bad parameter before sending anything: %j', async (parameter, message) => {
+	])('Submit refuses a bad parameter before sending anything: %j → %s', async (parameter, message) => {
 		const result = await run(submitParams({ parameters: { parameter: [parameter] } }));
 		expect(result.error?.message).toBe(message);
 		expect(result.error?.name).toBe('NodeOperationError');
@@ -174,7 +174,7 @@ describe.each(INTERFACES)('Job Execution node over the %s interface', (kind: Int
 		['   ', 'Job ID is empty (item 0)'],
 		['..', 'Job ID cannot be "." or ".." (item 0)'],
 		['abc\r\nX-Injected: 1', 'Job ID contains control characters (item 0)'],
-	])('Get refuses the job id %j without any request', async (jobId, message) => {
+	])('Get refuses the job id %j without any request → %s', async (jobId, message) => {
 		const result = await run({ operation: 'get', jobId });
 		expect(result.error?.message).toBe(message);
 		expect(result.sent).toHaveLength(0);

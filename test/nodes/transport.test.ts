@@ -147,7 +147,7 @@ test.each([
 	['ftp://example.com', "The credential's Base URL must start with http:// or https://"],
 	['example.com', 'The credential\'s Base URL "example.com" is not a valid URL: it must start with http:// or https://'],
 	['', "The credential's Base URL is empty"],
-])('a base URL %j is refused with a clear message before any request', async (baseUrl, message) => {
+])('a base URL %j is refused before any request → %s', async (baseUrl, message) => {
 	const result = await runActionNode({
 		credentials: { jobExecutionApi: { baseUrl, authType: 'none' } },
 		parameters: { authentication: 'jobExecutionApi', resource: 'job', operation: 'getMany', returnAll: true },

@@ -50,7 +50,7 @@ describe('fault injection', () => {
 		[{ kind: 'emptyBadRequest' }, 400, 'text/plain; charset=utf-8', /^$/],
 		[{ kind: 'bareString', status: 400, text: 'no such thing' }, 400, 'text/plain; charset=utf-8', /^no such thing$/],
 		[{ kind: 'malformedJson' }, 200, 'application/json; charset=utf-8', /^\{"jobId":"[0-9a-f-]{1,20}$/],
-	] as const)('answer fault %j replaces the route: nothing created', async (fault, status, contentType, body) => {
+	] as const)('answer fault %j → HTTP %i (%s), the route replaced: nothing created', async (fault, status, contentType, body) => {
 		h.server.faults.inject(fault);
 		const r = await h.http.post('/api/v1/jobs', jobBody(), rawText);
 		expect([r.status, r.headers['content-type'], r.data]).toEqual([status, contentType, expect.stringMatching(body)]);

@@ -131,7 +131,7 @@ describe('merging the three sources', () => {
 			expected: ['7:newJob:->RUNNING'],
 		},
 	];
-	it.each(cases)('$name', ({ tracked, observation, expected }) => {
+	it.each(cases)('$name → $expected', ({ tracked, observation, expected }) => {
 		const { events } = computeEvents(baseline(tracked), observation, anyChange);
 		expect(brief(events)).toEqual(expected);
 	});
@@ -155,7 +155,7 @@ describe('baseline (first poll)', () => {
 			expected: ['c:newJob:->COMPLETED'],
 		},
 	];
-	it.each(cases)('$name, records every job either way', ({ options, expected }) => {
+	it.each(cases)('$name → $expected, records every job either way', ({ options, expected }) => {
 		const result = computeEvents(emptyState(), server, options);
 		expect(brief(result.events).sort()).toEqual([...expected].sort());
 		expect(result.state.initialized).toBe(true);
@@ -188,7 +188,7 @@ describe('status changes of tracked jobs', () => {
 		['RUNNING', 'PAUSED', []],
 		['RUNNING', 'STOPPED', ['a:statusChanged:RUNNING>STOPPED']],
 	];
-	it.each(cases)('%s -> %s', (from, to, expected) => {
+	it.each(cases)('%s then %s → %j', (from, to, expected) => {
 		const state = baseline([job('a', from)]);
 		const seen = job('a', to, to === 'STOPPED' ? { endTime: T0 + 5 } : {});
 		const result = computeEvents(state, obs({ active: [seen] }), anyChange);
@@ -229,7 +229,7 @@ describe('jobs not tracked', () => {
 		{ name: 'active jobs ignore the horizon', seen: job('n', 'RUNNING', { startTime: 5 }), expected: ['n:newJob:->RUNNING'] },
 		{ name: 'queued', seen: job('n', 'QUEUED'), expected: ['n:newJob:->QUEUED'] },
 	];
-	it.each(cases)('$name', ({ seen, expected }) => {
+	it.each(cases)('$name → $expected', ({ seen, expected }) => {
 		const state = withHorizon();
 		const result = computeEvents(state, obs({ history: [seen] }), { ...anyChange, terminalWindow: 2 });
 		expect(brief(result.events)).toEqual(expected);
@@ -299,7 +299,7 @@ describe('emission filter (recording is independent)', () => {
 		{ name: 'run profile differs', options: { runProfileName: 'p2' }, fires: false },
 		{ name: 'both match', options: { flowName: 'flowA', runProfileName: 'p1', watch: ['COMPLETED'] }, fires: true },
 	];
-	it.each(cases)('$name', ({ options, fires }) => {
+	it.each(cases)('$name → fires: $fires', ({ options, fires }) => {
 		const state = baseline([job('a', 'QUEUED')]);
 		const result = computeEvents(state, obs({ history: [job('a', 'COMPLETED')] }), { ...anyChange, ...options });
 		expect(result.events).toHaveLength(fires ? 1 : 0);
@@ -336,7 +336,7 @@ describe('the window of terminal ids', () => {
 		{ name: 'seconds are converted to ms', endTimes: [1_763_700_000, 1_763_700_001_000], window: 1, kept: ['j1'], horizon: 1_763_700_000_000 },
 		{ name: 'ties are broken by id', endTimes: [7e12, 7e12, 7e12], window: 1, kept: ['j2'], horizon: 7e12 },
 	];
-	it.each(cases)('$name', ({ endTimes, window, kept, horizon }) => {
+	it.each(cases)('$name → keeps $kept, horizon $horizon', ({ endTimes, window, kept, horizon }) => {
 		const history = endTimes.map((endTime, i) => job(`j${i}`, 'COMPLETED', { endTime }));
 		const result = computeEvents(emptyState(), obs({ history }), { ...anyChange, terminalWindow: window });
 		expect(doneIds(result.state).sort()).toEqual(kept);
@@ -425,7 +425,7 @@ describe('jobsToReadIndividually', () => {
 		{ name: 'maxReads 0 reads nothing', active: [], history: [], maxReads: 0, expected: [] },
 		{ name: 'terminal jobs are never read', active: ['a', 'b', 'c'], history: [], maxReads: 10, expected: [] },
 	];
-	it.each(cases)('$name', ({ active, history, maxReads, expected }) => {
+	it.each(cases)('$name → $expected', ({ active, history, maxReads, expected }) => {
 		const list = (ids: string[]) => ids.map((id) => job(id, 'RUNNING'));
 		expect(jobsToReadIndividually(state, list(active), list(history), maxReads)).toEqual(expected);
 	});
