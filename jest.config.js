@@ -9,4 +9,7 @@ module.exports = {
 	// Type errors are caught by `npm run typecheck`; tests only transpile, which keeps them fast.
 	transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
 	testTimeout: 30000,
+	// One worker per core (jest's default keeps one core free, which on a 2-core machine runs every file in a row):
+	// most node and server tests wait on sockets and timers, so two files side by side take less time.
+	maxWorkers: '100%',
 };
