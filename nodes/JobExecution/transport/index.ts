@@ -7,8 +7,10 @@ import type {
 	IPollFunctions,
 } from 'n8n-workflow';
 
+import { secretForms } from '../../shared/redaction';
+import { settle } from '../helpers/settle';
 import type { Failure } from './errors';
-import { isTransient, toNodeApiError } from './errors';
+import { classifyFailure, toNodeApiError } from './errors';
 import type { ApiCall, Connection, CredentialType } from './requestBuilders';
 import { buildRequest, credentialProblem, normalizeServiceUrl, RELAY_CREDENTIAL } from './requestBuilders';
 
@@ -16,7 +18,7 @@ export * from './requestBuilders';
 
 export type ApiContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions;
 
-/** A connection plus the secret values that must never appear in an error. */
+/** A connection plus every form of its secrets (see secretForms), none of which may appear in an error. */
 export interface ResolvedConnection extends Connection {
 	secrets: string[];
 }
@@ -28,10 +30,18 @@ export interface ApiResponse {
 
 const SECRET_FIELDS = ['token', 'password', 'headerSecret', 'apiKey', 'userApiKey'];
 
-/** Delays between attempts of a read; a submit is never repeated. */
-export const READ_RETRY_DELAYS_MS = [250, 1000, 2500];
-
-const REQUEST_TIMEOUT_MS = 60_000;
+/**
+ * Time limits of every call, in wall-clock time whatever the service does (drips, silence, headers only).
+ * Tests shorten them through this object; the nodes never change them.
+ */
+export const transportTiming = {
+	/** Delays between attempts of a read; a submit is never repeated. */
+	retryDelaysMs: [250, 1000, 2500],
+	/** One attempt ends within this. */
+	attemptMs: 20_000,
+	/** A whole call, retries included, ends within this; so does one poll of the trigger. */
+	callMs: 60_000,
+};
 
 export async function getConnection(
 	this: ApiContext,
@@ -39,9 +49,14 @@ export async function getConnection(
 	itemIndex = 0,
 ): Promise<ResolvedConnection> {
 	const credentials = await this.getCredentials(credentialType, itemIndex);
-	const secrets = SECRET_FIELDS.map((field) => credentials[field]).filter(
+	const values = SECRET_FIELDS.map((field) => credentials[field]).filter(
 		(value): value is string => typeof value === 'string' && value !== '',
 	);
+	const basic =
+		credentials.authType === 'basicAuth' && typeof credentials.password === 'string'
+			? { user: String(credentials.user ?? ''), password: credentials.password }
+			: undefined;
+	const secrets = secretForms(values, basic);
 	const raw = credentialType === RELAY_CREDENTIAL ? credentials.relayUrl : credentials.baseUrl;
 	const normalized = normalizeServiceUrl(raw, credentialType);
 	const problem = normalized.problem ?? credentialProblem(credentials, credentialType);
@@ -94,47 +109,87 @@ function cancelled(context: ApiContext): boolean {
 	return 'getExecutionCancelSignal' in context && context.getExecutionCancelSignal()?.aborted === true;
 }
 
+type Attempt = { response: ApiResponse; failure?: undefined } | { response?: undefined; failure: Failure };
+
+/** One exchange, never past `limitMs`: the request races n8n's sleep and is abandoned (and aborted) when late. */
+async function attemptOnce(context: ApiContext, connection: ResolvedConnection, call: ApiCall, limitMs: number): Promise<Attempt> {
+	const stop = new AbortController();
+	const request: IHttpRequestOptions = {
+		...buildRequest(connection, call),
+		encoding: 'text',
+		json: false,
+		returnFullResponse: true,
+		ignoreHttpStatusErrors: true,
+		// Keys stay with the service: a redirect is an answer to report, never a hop to take.
+		disableFollowRedirect: true,
+		// Idle timeout of the helper; the wall-clock bound is the race below. Polls keep this signal, so a late
+		// request is also aborted there; executions replace it with their cancel signal, and it is abandoned.
+		timeout: limitMs,
+		abortSignal: stop.signal,
+	};
+	const exchange = settle(
+		context.helpers.httpRequestWithAuthentication.call(context, connection.credentialType, request) as Promise<IN8nHttpFullResponse>,
+	);
+	const timer = sleep(limitMs, stop.signal).then(
+		() => 'late' as const,
+		() => 'stopped' as const,
+	);
+	const first = await Promise.race([exchange, timer]);
+	stop.abort();
+	if (first === 'late' || first === 'stopped') return { failure: { kind: 'deadline', seconds: 0 } };
+	if (!first.ok) return { failure: networkFailure(first.error) };
+	return readResponse(first.value);
+}
+
+function readResponse(response: IN8nHttpFullResponse): Attempt {
+	const { statusCode } = response;
+	if (statusCode >= 300 && statusCode < 400) {
+		return { failure: { kind: 'redirect', statusCode, location: headerValue(response.headers, 'location') } };
+	}
+	const success = statusCode >= 200 && statusCode < 300;
+	const body = parseBody(response.body, headerValue(response.headers, 'content-type'));
+	if (success && body !== undefined) return { response: { statusCode, body } };
+	return {
+		failure: success
+			? { kind: 'unreadable', statusCode, problem: 'is not valid JSON' }
+			: { kind: 'status', statusCode, body: body ?? response.body },
+	};
+}
+
+/** Seconds for messages: whole above 10 s, one decimal below. */
+function seconds(ms: number): number {
+	return ms >= 10_000 ? Math.round(ms / 1000) : Math.round(ms / 100) / 10;
+}
+
 /**
- * The one door to the service, for every operation, the trigger and the wait loop.
- * Reads are retried on network errors, 429 and 5xx with bounded backoff; a submit (POST) is sent exactly once.
+ * The one door to the service, for every operation, the trigger and the wait loop. A call ends by `deadline`
+ * (epoch ms; at most transportTiming.callMs from now) whatever the service does; `startedAt` is when that bound
+ * began, for the message. Whether a failure is retried (with bounded backoff, inside the deadline) is decided by
+ * classifyFailure from the call's intent.
  */
 export async function apiRequest(
 	this: ApiContext,
 	connection: ResolvedConnection,
 	call: ApiCall,
-	options: { itemIndex?: number; retryDelaysMs?: number[] } = {},
+	options: { itemIndex?: number; deadline?: number; startedAt?: number } = {},
 ): Promise<ApiResponse> {
-	const delays = call.method === 'GET' ? (options.retryDelaysMs ?? READ_RETRY_DELAYS_MS) : [];
-	let attempt = 0;
-	for (;;) {
-		const request: IHttpRequestOptions = {
-			...buildRequest(connection, call),
-			encoding: 'text',
-			json: false,
-			returnFullResponse: true,
-			ignoreHttpStatusErrors: true,
-			timeout: REQUEST_TIMEOUT_MS,
-		};
-		let failure: Failure;
-		try {
-			const response = (await this.helpers.httpRequestWithAuthentication.call(
-				this,
-				connection.credentialType,
-				request,
-			)) as IN8nHttpFullResponse;
-			const success = response.statusCode >= 200 && response.statusCode < 300;
-			const body = parseBody(response.body, headerValue(response.headers, 'content-type'));
-			if (success && body !== undefined) return { statusCode: response.statusCode, body };
-			failure = success
-				? { kind: 'unreadable', statusCode: response.statusCode, problem: 'is not valid JSON' }
-				: { kind: 'status', statusCode: response.statusCode, body: body ?? response.body };
-		} catch (error) {
-			failure = networkFailure(error);
-		}
-		if (attempt >= delays.length || !isTransient(failure) || cancelled(this)) {
+	const started = options.startedAt ?? Date.now();
+	const deadline = Math.min(options.deadline ?? Infinity, Date.now() + transportTiming.callMs);
+	for (let attempt = 0; ; attempt++) {
+		const left = deadline - Date.now();
+		const outcome: Attempt =
+			left > 0
+				? await attemptOnce(this, connection, call, Math.min(left, transportTiming.attemptMs))
+				: { failure: { kind: 'deadline', seconds: 0 } };
+		if (outcome.response) return outcome.response;
+		// A deadline failure reports the time spent since the bound began (this call, or the poll it is part of).
+		const failure: Failure =
+			outcome.failure.kind === 'deadline' ? { kind: 'deadline', seconds: seconds(Date.now() - started) } : outcome.failure;
+		const delay = transportTiming.retryDelaysMs[attempt];
+		const retry = classifyFailure(failure, call.intent).retry && delay !== undefined && Date.now() + delay < deadline;
+		if (!retry || cancelled(this)) {
 			throw toNodeApiError(this.getNode(), failure, call, connection, connection.secrets, options.itemIndex);
 		}
-		await sleep(delays[attempt]);
-		attempt++;
+		await sleep(delay);
 	}
 }

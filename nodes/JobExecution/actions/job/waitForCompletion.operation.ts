@@ -34,5 +34,5 @@ export async function execute(
 	const settings = readWaitSettings(this, itemIndex, 'waitSettings');
 	const options = readOutputOptions(this, itemIndex);
 	const job = await waitForJob.call(this, connection, jobId, settings, itemIndex, { readFirst: true });
-	return formatJob(checkJobOutcome(this, job, jobId, settings, itemIndex), options);
+	return formatJob(checkJobOutcome(this, job, jobId, settings, itemIndex, connection), options);
 }
