@@ -13,11 +13,11 @@ import {
 	JOB_STATUS_OPTIONS,
 	jobFilterFields,
 	parseLogField,
-} from '../JobExecution/actions/common.descriptions';
-import { asJobArray, formatJob, isJobObject } from '../JobExecution/helpers/jobOutput';
-import { settle } from '../JobExecution/helpers/settle';
-import type { CredentialType, ResolvedConnection } from '../JobExecution/transport';
-import { apiRequest, getConnection, jobIdProblem, listCall, readJobCall, transportTiming } from '../JobExecution/transport';
+} from '../shared/descriptions';
+import { asJobArray, formatJob, isJobObject } from '../shared/jobOutput';
+import { settle } from '../shared/settle';
+import type { CredentialType, ResolvedConnection } from '../shared/transport';
+import { apiRequest, getConnection, jobIdProblem, listCall, readJobCall, transportTiming } from '../shared/transport';
 import { readableJobId } from '../shared/jobVocabulary';
 import {
 	computeEvents,

@@ -9,7 +9,7 @@ import { Logger } from '@n8n/backend-common';
 import { Container } from '@n8n/di';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { transportTiming } from '../../nodes/JobExecution/transport';
+import { transportTiming } from '../../nodes/shared/transport';
 import { runActionNode } from '../harness/engine';
 import type { CredentialsMap } from '../harness/engine';
 import { ECHO_FORMS, jobStatus, startHostileServer, startRecorder, transform } from '../harness/hostileServer';

@@ -8,7 +8,7 @@ import { runActionNode } from '../harness/engine';
 import { BROKEN, INTERFACES, SALES, startFixture } from '../harness/fixtures';
 import type { Fixture, Interface } from '../harness/fixtures';
 import { createPoller } from '../harness/poller';
-import { transportTiming } from '../../nodes/JobExecution/transport';
+import { transportTiming } from '../../nodes/shared/transport';
 
 const json = (items: INodeExecutionData[] | null) => (items ?? []).map((item) => item.json);
 

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { runActionNode } from '../harness/engine';
 import { credentialsFor, INTERFACES, SALES, SECRETS, startFixture } from '../harness/fixtures';
 import type { Fixture, Interface } from '../harness/fixtures';
-import { transportTiming } from '../../nodes/JobExecution/transport';
+import { transportTiming } from '../../nodes/shared/transport';
 
 async function closedPort(): Promise<number> {
 	const probe = createServer();

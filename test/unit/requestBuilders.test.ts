@@ -8,9 +8,9 @@ import {
 	normalizeServiceUrl,
 	readJobCall,
 	submitCall,
-} from '../../nodes/JobExecution/transport/requestBuilders';
+} from '../../nodes/shared/transport/requestBuilders';
 import { checkParameters, parametersFromJson } from '../../nodes/JobExecution/helpers/jobParameters';
-import { parseBody } from '../../nodes/JobExecution/transport';
+import { parseBody } from '../../nodes/shared/transport';
 
 describe('request builders: one call, two interfaces', () => {
 	const read = readJobCall('4f1e', true);

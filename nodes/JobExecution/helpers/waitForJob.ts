@@ -3,12 +3,12 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { isTerminalStatus, normalizeStatus } from '../../shared/jobVocabulary';
 import { redact } from '../../shared/redaction';
-import type { ResolvedConnection } from '../transport';
-import { apiRequest, readJobCall } from '../transport';
-import { failureInWords, isRetryableError } from '../transport/errors';
+import type { ResolvedConnection } from '../../shared/transport';
+import { apiRequest, readJobCall } from '../../shared/transport';
+import { failureInWords, isRetryableError } from '../../shared/transport/errors';
 import { badParameter } from './itemParameters';
-import { isJobObject } from './jobOutput';
-import { settle } from './settle';
+import { isJobObject } from '../../shared/jobOutput';
+import { settle } from '../../shared/settle';
 
 export interface WaitSettings {
 	pollIntervalSeconds: number;

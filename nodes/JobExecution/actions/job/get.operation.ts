@@ -2,10 +2,10 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { extractExecutionStatus } from '../../../shared/jobSummary';
-import { formatJob, isJobObject, readOutputOptions } from '../../helpers/jobOutput';
-import type { ResolvedConnection } from '../../transport';
-import { apiRequest, readJobCall } from '../../transport';
-import { jobIdField, outputOptionFields } from '../common.descriptions';
+import { formatJob, isJobObject, readOutputOptions } from '../../../shared/jobOutput';
+import type { ResolvedConnection } from '../../../shared/transport';
+import { apiRequest, readJobCall } from '../../../shared/transport';
+import { jobIdField, outputOptionFields } from '../../../shared/descriptions';
 import { readJobId } from './jobId';
 
 const properties: INodeProperties[] = [

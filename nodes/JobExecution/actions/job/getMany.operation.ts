@@ -2,12 +2,12 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { badParameter, checkText, describeType, readBoolean, readChoice } from '../../helpers/itemParameters';
-import { asJobArray, formatJob, readOutputOptions } from '../../helpers/jobOutput';
+import { asJobArray, formatJob, readOutputOptions } from '../../../shared/jobOutput';
 import { JOB_STATUSES, jobFilterMatcher } from '../../../shared/jobVocabulary';
 import type { JobFilter } from '../../../shared/jobVocabulary';
-import type { ResolvedConnection } from '../../transport';
-import { apiRequest, listCall } from '../../transport';
-import { JOB_STATUS_OPTIONS, jobFilterFields, outputOptionsCollection } from '../common.descriptions';
+import type { ResolvedConnection } from '../../../shared/transport';
+import { apiRequest, listCall } from '../../../shared/transport';
+import { JOB_STATUS_OPTIONS, jobFilterFields, outputOptionsCollection } from '../../../shared/descriptions';
 
 const properties: INodeProperties[] = [
 	{

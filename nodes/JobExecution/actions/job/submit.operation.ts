@@ -4,13 +4,13 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { checkParameters, parametersFromJson } from '../../helpers/jobParameters';
 import type { JobParameter } from '../../helpers/jobParameters';
 import { badParameter, readBoolean, readText } from '../../helpers/itemParameters';
-import { formatJob, readOutputOptions } from '../../helpers/jobOutput';
-import { settle } from '../../helpers/settle';
+import { formatJob, readOutputOptions } from '../../../shared/jobOutput';
+import { settle } from '../../../shared/settle';
 import { checkJobOutcome, readWaitSettings, waitForJob } from '../../helpers/waitForJob';
-import type { ApiCall, ResolvedConnection } from '../../transport';
-import { apiRequest, flowNavigationUrl, isUuid, jobIdProblem, NATIVE_CREDENTIAL, RELAY_CREDENTIAL, submitCall } from '../../transport';
-import { toNodeApiError } from '../../transport/errors';
-import { flowFileNameField, outputOptionsCollection, waitSettingFields } from '../common.descriptions';
+import type { ApiCall, ResolvedConnection } from '../../../shared/transport';
+import { apiRequest, flowNavigationUrl, isUuid, jobIdProblem, NATIVE_CREDENTIAL, RELAY_CREDENTIAL, submitCall } from '../../../shared/transport';
+import { toNodeApiError } from '../../../shared/transport/errors';
+import { flowFileNameField, outputOptionsCollection, waitSettingFields } from '../../../shared/descriptions';
 
 /** One at a time unless asked: jobs then reach the service in item order, as before the option existed. */
 export const DEFAULT_CONCURRENCY = 1;

@@ -1,8 +1,8 @@
 import type { IDataObject, IHttpRequestOptions } from 'n8n-workflow';
 
-import { jobIdProblem } from '../../shared/jobVocabulary';
+import { jobIdProblem } from '../jobVocabulary';
 
-export { hasControlCharacter, isUuid, jobIdProblem } from '../../shared/jobVocabulary';
+export { hasControlCharacter, isUuid, jobIdProblem } from '../jobVocabulary';
 
 /**
  * Pure request builders: one native call, two ways to send it. Nothing here does I/O, so the exact bytes that

@@ -7,8 +7,8 @@ import type {
 	IPollFunctions,
 } from 'n8n-workflow';
 
-import { secretForms } from '../../shared/redaction';
-import { settle } from '../helpers/settle';
+import { secretForms } from '../redaction';
+import { settle } from '../settle';
 import type { Failure } from './errors';
 import { classifyFailure, toNodeApiError } from './errors';
 import type { ApiCall, Connection, CredentialType } from './requestBuilders';

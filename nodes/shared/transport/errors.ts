@@ -1,7 +1,7 @@
 import { NodeApiError } from 'n8n-workflow';
 import type { INode, JsonObject } from 'n8n-workflow';
 
-import { redact } from '../../shared/redaction';
+import { redact } from '../redaction';
 import type { ApiCall, CallIntent, Connection } from './requestBuilders';
 import { RELAY_CREDENTIAL, displayHost } from './requestBuilders';
 
