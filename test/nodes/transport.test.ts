@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { runActionNode } from '../../testkit/engine';
 import { credentialsFor, INTERFACES, SALES, SECRETS, startFixture } from '../../testkit/fixtures';
 import type { Fixture, Interface } from '../../testkit/fixtures';
+import { transportTiming } from '../../nodes/shared/transport';
 
 async function closedPort(): Promise<number> {
 	const probe = createServer();
@@ -16,6 +17,11 @@ async function closedPort(): Promise<number> {
 	await new Promise<void>((resolve) => probe.close(() => resolve()));
 	return port;
 }
+
+// Reads are retried as in production, without waiting the production backoff.
+const productionDelays = transportTiming.retryDelaysMs;
+beforeAll(() => (transportTiming.retryDelaysMs = [1, 1, 1]));
+afterAll(() => (transportTiming.retryDelaysMs = productionDelays));
 
 describe.each(INTERFACES)('transport over the %s interface', (kind: Interface) => {
 	let fx: Fixture;

@@ -6,17 +6,15 @@ import {
 	jobIdProblem,
 	jobsPath,
 	normalizeServiceUrl,
-} from '../../nodes/JobExecution/transport/requestBuilders';
+	readJobCall,
+	submitCall,
+} from '../../nodes/shared/transport/requestBuilders';
 import { checkParameters, parametersFromJson } from '../../nodes/JobExecution/helpers/jobParameters';
-import { parseBody } from '../../nodes/JobExecution/transport';
+import { parseBody } from '../../nodes/shared/transport';
 
 describe('request builders: one call, two interfaces', () => {
-	const read = { method: 'GET' as const, path: jobsPath('4f1e'), query: { filter: 'executionStatus' } };
-	const submit = {
-		method: 'POST' as const,
-		path: jobsPath(),
-		body: { flowId: 'f-1', runProfileName: 'default', notificationEnabled: false },
-	};
+	const read = readJobCall('4f1e', true);
+	const submit = submitCall({ flowId: 'f-1', runProfileName: 'default', notificationEnabled: false });
 
 	test('native: the path under /api/v1 with the query', () => {
 		expect(buildNativeRequest('https://jobs.example.com/base', read)).toEqual({
