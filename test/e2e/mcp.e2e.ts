@@ -3,7 +3,7 @@
  * n8n, and the official MCP TypeScript SDK client (the copy inside the n8n host) over each transport it offers.
  * One n8n start serves every case.
  */
-import { randomBytes, randomUUID } from 'crypto';
+import { randomUUID } from 'crypto';
 import { mkdtempSync, rmSync } from 'fs';
 import { createRequire } from 'module';
 import { tmpdir } from 'os';
@@ -15,7 +15,7 @@ import type { RunningN8n } from '../../host/n8n';
 import { N8nRestClient } from '../../host/n8nRest';
 import { openSession } from '../../host/session';
 import type { Session } from '../../host/session';
-import { activateWorkflow, createOwner, DEMO_OWNER, EXAMPLE_IDS, exampleWorkflows, importIntoN8n, mcpBearerCredential } from '../../host/workspace';
+import { activateWorkflow, createOwner, DEMO_OWNER, EXAMPLE_IDS, exampleWorkflows, importIntoN8n } from '../../host/workspace';
 
 // Both hosts serve MCP: 1.123.81's trigger (up to v2, the example's version) and tool variants work as 2.41.1's do.
 const versions = (process.env.E2E_N8N_VERSIONS ?? Object.keys(HOSTS).join(',')).split(',').filter(Boolean);
@@ -93,7 +93,8 @@ describe.each(versions)('an AI agent through the MCP Server Trigger of n8n %s', 
 	let sdk: Sdk;
 	let rest: N8nRestClient;
 	let example: { nodes: ExampleNode[] };
-	const mcpToken = randomBytes(18).toString('base64url');
+	// The token the session imported as the MCP example's bearer credential.
+	let mcpToken: string;
 	// Every text a tool returned and every n8n log line that showed a key, checked at the end.
 	const toolTexts: string[] = [];
 	const leakingLogLines: string[] = [];
@@ -107,7 +108,8 @@ describe.each(versions)('an AI agent through the MCP Server Trigger of n8n %s', 
 		const workflow = exampleWorkflows().find((candidate) => candidate.id === WORKFLOW_ID);
 		if (!workflow) throw new Error('the MCP example workflow is missing from examples/');
 		example = workflow as unknown as { nodes: ExampleNode[] };
-		await importIntoN8n(session.n8n, [mcpBearerCredential(mcpToken)], [workflow]);
+		mcpToken = session.mcpToken;
+		await importIntoN8n(session.n8n, [], [workflow]);
 		await activateWorkflow(session.n8n, WORKFLOW_ID);
 		// The most talkative level, so the log check covers everything n8n writes; every line is checked.
 		session.n8n.logLevel = 'debug';
