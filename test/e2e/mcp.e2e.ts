@@ -234,6 +234,28 @@ describe.each(versions)('an AI agent through the MCP Server Trigger of n8n %s', 
 		});
 	});
 
+	test('a wait that times out says the job goes on; waiting again with the same jobId gets its outcome', async () => {
+		const client = await connect('streamable HTTP');
+		try {
+			const before = session.server.store.count();
+			// customer-sync runs 4 steps of 500 ms: still running when a 1 s wait gives up.
+			const submitted = await call(client, 'submit_job', { flowFileName: '/Shared/Flows/customer-sync.flow', runProfile: 'default' });
+			const jobId = itemsOf(submitted)[0].jobId as string;
+			const started = Date.now();
+			const timedOut = await call(client, 'wait_for_job', { jobId, timeoutSeconds: 1 });
+			const heldMs = Date.now() - started;
+			expect(timedOut).toMatchObject({ isError: true });
+			expect(textOf(timedOut)).toMatch(new RegExp(`Timed out after 1 s waiting for job ${jobId}: last status (QUEUED|RUNNING)`));
+			expect(heldMs).toBeGreaterThanOrEqual(1000);
+			const waited = await call(client, 'wait_for_job', { jobId });
+			expect(itemsOf(waited)[0]).toMatchObject({ id: jobId, executionStatus: 'COMPLETED' });
+			expect(session.server.store.count() - before).toBe(1);
+			log(`wait timeout after ${heldMs} ms: ${JSON.stringify(textOf(timedOut))}`);
+		} finally {
+			await client.close();
+		}
+	});
+
 	test('a client without the MCP bearer token is refused', async () => {
 		const client = sdk.newClient();
 		await expect(client.connect(sdk.transport('streamable HTTP', mcpUrl(), { authorization: 'Bearer not-the-token' }))).rejects.toThrow(/Authorization data is wrong/);
@@ -251,10 +273,10 @@ describe.each(versions)('an AI agent through the MCP Server Trigger of n8n %s', 
 
 	test('no key appears in any tool result, execution record or n8n log line', async () => {
 		const executions = await rest.executions(WORKFLOW_ID);
-		// Each transport: four successful calls and four refused ones. Each successful call is one execution; 2.x also
-		// records the refused ones (as success).
-		expect(toolTexts.length).toBe(16);
-		expect(executions.length).toBeGreaterThanOrEqual(8);
+		// Each transport: four successful calls and four refused ones; then submit, a wait that times out, and a wait.
+		// 2.x records every call as one execution (refused ones as success too); 1.x only the ten successful ones.
+		expect(toolTexts.length).toBe(19);
+		expect(executions.length).toBe(version.startsWith('1.') ? 10 : 19);
 		const records = await Promise.all(executions.map((execution) => rest.storedData(execution.id)));
 		const statuses = executions.reduce<Record<string, number>>((counts, execution) => ({ ...counts, [execution.status]: (counts[execution.status] ?? 0) + 1 }), {});
 		log(`${executions.length} executions recorded: ${JSON.stringify(statuses)}; ${toolTexts.length} tool results checked`);
