@@ -29,11 +29,6 @@ export function isActiveStatus(value: unknown): boolean {
 	return ACTIVE.has(normalizeStatus(value));
 }
 
-/** One of the five statuses of the spec (after normalisation). */
-export function isKnownStatus(value: unknown): value is JobStatus {
-	return TERMINAL.has(normalizeStatus(value)) || ACTIVE.has(normalizeStatus(value));
-}
-
 export const MAX_JOB_ID_LENGTH = 256;
 
 /** C0, DEL and C1 characters: a CR/LF in a header or path is an injection, never an id or a name. */
@@ -98,11 +93,20 @@ export function jobFilterMatcher(filter: JobFilter): (job: Record<string, unknow
 		(runProfileName === '' || job.runProfileName === runProfileName);
 }
 
-/** How a value the user or the service gave is shown in a message: short, quoted text or its type. */
-export function describeValue(value: unknown): string {
-	if (typeof value === 'string') return JSON.stringify(value.slice(0, 40));
-	if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+/** "an object", "a list", "a boolean", "null": the type of what an expression produced instead of the expected one. */
+export function describeType(value: unknown): string {
 	if (value === null) return 'null';
-	if (value === undefined) return 'nothing';
-	return Array.isArray(value) ? 'a list' : 'an object';
+	if (Array.isArray(value)) return 'a list';
+	const type = typeof value;
+	return type === 'object' ? 'an object' : `a ${type}`;
+}
+
+/**
+ * The one "…, got X" formatter: text quoted (40 characters at most); numbers and booleans as themselves when the
+ * setting is a number (`values`), else their type; anything else its type.
+ */
+export function describeGiven(value: unknown, options: { values?: boolean } = {}): string {
+	if (typeof value === 'string') return JSON.stringify(value.slice(0, 40));
+	if (options.values && (typeof value === 'number' || typeof value === 'boolean')) return String(value);
+	return describeType(value);
 }
