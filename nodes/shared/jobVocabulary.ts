@@ -75,6 +75,40 @@ export function toMillis(value: unknown): number | null {
 	return Math.abs(n) < 1e12 ? n * 1000 : n;
 }
 
+/*
+ * Two readings of a timestamp, on purpose: toMillis orders events and never loses one (any finite number, below
+ * 1e12 taken as seconds); toEpochMs is for what users see and accepts only plausible dates (else null).
+ */
+// Integer part of 10 digits = seconds (2001..2286), 13 digits = milliseconds; a fraction is allowed.
+const SECONDS_MIN = 1e9;
+const SECONDS_MAX = 1e10;
+const MS_MIN = 1e12;
+const MS_MAX = 1e13;
+const NUMERIC_RE = /^\d+(?:\.\d+)?$/;
+
+/**
+ * Epoch milliseconds from a timestamp field: 13-digit milliseconds as is, 10-digit seconds × 1000,
+ * numeric strings accepted. Anything else (other magnitudes, 0, negatives, dates, junk) is null.
+ */
+export function toEpochMs(value: unknown): number | null {
+	let n: number;
+	if (typeof value === 'number') {
+		n = value;
+	} else if (typeof value === 'bigint') {
+		n = Number(value);
+	} else if (typeof value === 'string') {
+		const text = value.trim();
+		if (!NUMERIC_RE.test(text)) return null;
+		n = Number(text);
+	} else {
+		return null;
+	}
+	if (!Number.isFinite(n)) return null;
+	if (n >= MS_MIN && n < MS_MAX) return Math.round(n);
+	if (n >= SECONDS_MIN && n < SECONDS_MAX) return Math.round(n * 1000);
+	return null;
+}
+
 /** What a filter keeps: exact flow name and run profile (empty = any), statuses (empty = any, case ignored). */
 export interface JobFilter {
 	flowName?: string;
