@@ -9,6 +9,7 @@ import { Logger } from '@n8n/backend-common';
 import { Container } from '@n8n/di';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
+import { jobsToReadIndividually, loadState } from '../../nodes/JobExecutionTrigger/jobStatusTracker';
 import { transportTiming } from '../../nodes/shared/transport';
 import { runActionNode } from '../../testkit/engine';
 import type { CredentialsMap } from '../../testkit/engine';
@@ -294,6 +295,14 @@ describe.each(['bearer', 'relay'] as Variant[])('the trigger against lying lists
 		expect(await poller.poll()).toBeNull();
 		figures.runs += 13;
 	});
+});
+
+test('a state stored before the id rule, holding "..", loads without it: no poll reads it', () => {
+	const stored = { version: 1, initialized: true, seq: 4, open: { '..': { status: 'RUNNING', seen: 1 }, ok: { status: 'RUNNING', seen: 2 } }, done: [['.', 5], ['done-1', 6]], horizon: null };
+	const state = loadState(stored);
+	expect(Object.keys(state.open)).toEqual(['ok']);
+	expect(state.done).toEqual([['done-1', 6]]);
+	expect(jobsToReadIndividually(state, [], [], 25)).toEqual(['ok']);
 });
 
 // One case, native only (the relay shares the tracker and the list reading): it reads 12 MB per poll.
