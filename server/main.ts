@@ -5,7 +5,7 @@ import type { ReferenceServer, ReferenceServerOptions } from './httpServer';
 export const USAGE =
 	'usage: main.js [--host 127.0.0.1] [--port 8080|0] [--catalog FILE] [--relay-api-key K] [--user-api-key U]\n' +
 	'               [--step-ms N] [--strict] [--data FILE] [--concurrency N] [--native-token T]\n' +
-	'               [--headers-timeout-ms N] [--request-timeout-ms N]';
+	'               [--headers-timeout-ms N] [--request-timeout-ms N] [--max-jobs N] [--max-queued N]';
 
 export class CliUsageError extends Error {}
 
@@ -29,7 +29,7 @@ function positiveInt(flag: string, value: string, min: number): number {
 // Hand-written parser: `--flag value` or `--flag=value`; unknown flags and missing values are usage errors.
 export function parseArgs(argv: string[]): ReferenceServerOptions {
 	const options: ReferenceServerOptions = { port: 8080 };
-	const withValue = new Set(['--host', '--port', '--catalog', '--relay-api-key', '--user-api-key', '--step-ms', '--data', '--concurrency', '--native-token', '--headers-timeout-ms', '--request-timeout-ms']);
+	const withValue = new Set(['--host', '--port', '--catalog', '--relay-api-key', '--user-api-key', '--step-ms', '--data', '--concurrency', '--native-token', '--headers-timeout-ms', '--request-timeout-ms', '--max-jobs', '--max-queued']);
 	for (let i = 0; i < argv.length; i++) {
 		let flag = argv[i];
 		let value: string | undefined;
@@ -84,6 +84,12 @@ export function parseArgs(argv: string[]): ReferenceServerOptions {
 			case '--request-timeout-ms':
 				options.requestTimeoutMs = positiveInt(flag, value, 1);
 				break;
+			case '--max-jobs':
+				options.maxJobs = positiveInt(flag, value, 1);
+				break;
+			case '--max-queued':
+				options.maxQueued = positiveInt(flag, value, 1);
+				break;
 		}
 	}
 	return options;
@@ -118,7 +124,10 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<Cli
 		io.stderr(`  ${f.flowFileName}  flowId=${f.flowId}  steps=${f.steps}  outcome=${f.outcome}  runProfiles=${f.runProfiles?.join(',') ?? '(any)'}`);
 	}
 	if (options.nativeAuth) io.stderr('native API requires: Authorization: Bearer <--native-token>');
-	if (options.dataFile) io.stderr(`jobs persisted in ${options.dataFile} (${server.store.count()} loaded)`);
+	if (options.dataFile) {
+		const leftovers = server.leftoversRemoved > 0 ? `; ${server.leftoversRemoved} temp files of an interrupted write removed` : '';
+		io.stderr(`jobs persisted in ${options.dataFile} (${server.store.count()} loaded${leftovers})`);
+	}
 	return { server };
 }
 

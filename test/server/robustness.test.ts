@@ -63,7 +63,9 @@ describe('malformed and oversized requests', () => {
 		['invalid UTF-8', post(Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d])), /^HTTP\/1\.1 400 /],
 		['100,000 nested arrays', post(deep), /^HTTP\/1\.1 400 /],
 		['a JSON string body', post('"submit please"'), /^HTTP\/1\.1 400 /],
-		['10,000 parameters', post(JSON.stringify(jobBody({ parameters: Array.from({ length: 10_000 }, (_, i) => ({ name: `p${i}`, type: 'integer', value: i })) }))), /^HTTP\/1\.1 200 /],
+		// Over the stated limit of 100 parameters (README, "Limits"): refused, no job.
+		['10,000 parameters', post(JSON.stringify(jobBody({ parameters: Array.from({ length: 10_000 }, (_, i) => ({ name: `p${i}`, type: 'integer', value: i })) }))), /^HTTP\/1\.1 400 /],
+		['100 parameters', post(JSON.stringify(jobBody({ parameters: Array.from({ length: 100 }, (_, i) => ({ name: `p${i}`, type: 'integer', value: i })) }))), /^HTTP\/1\.1 200 /],
 		['a declared 2 MiB body', 'POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2097152\r\n\r\n{', /^HTTP\/1\.1 413 /],
 		['a relay call with a 2 MiB body', Buffer.concat([Buffer.from(`POST /call/execute HTTP/1.1\r\nHost: x\r\napiKey: relay-key-1\r\nuser-api-key: user-key-1\r\nendpoint: /api/v1/jobs\r\nmethod: POST\r\nContent-Length: 2097152\r\n\r\n`), Buffer.alloc(2_097_152, 0x20)]), /^HTTP\/1\.1 413 /],
 		['a relay endpoint with percent-encoded traversal', 'GET /call/status HTTP/1.1\r\nHost: x\r\napiKey: relay-key-1\r\nuser-api-key: user-key-1\r\nendpoint: /api/v1/jobs/%2e%2e%2fflows\r\nmethod: GET\r\n\r\n', /^HTTP\/1\.1 400 /],
