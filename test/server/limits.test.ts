@@ -3,7 +3,7 @@
 import { connect } from 'net';
 
 import { FIELD_LIMITS, LIST_MAX_BYTES } from '../../server';
-import { jobBody, SALES, SALES_ID, startHarness, TEST_CATALOG } from './helpers';
+import { jobBody, SALES_ID, startHarness, TEST_CATALOG } from './helpers';
 import type { Harness } from './helpers';
 
 const longText = (n: number) => 'x'.repeat(n);
