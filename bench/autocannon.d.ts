@@ -3,6 +3,7 @@ declare module 'autocannon' {
 	interface Options {
 		url: string;
 		connections?: number;
+		amount?: number;
 		duration?: number;
 		method?: 'GET' | 'POST';
 		headers?: Record<string, string>;
