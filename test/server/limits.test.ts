@@ -2,7 +2,7 @@
 // list answers bounded in bytes and written piece by piece.
 import { connect } from 'net';
 
-import { FIELD_LIMITS, LIST_MAX_BYTES } from '../../server';
+import { FIELD_LIMITS, LIST_MAX_BYTES, parseArgs } from '../../server';
 import { jobBody, SALES_ID, startHarness, TEST_CATALOG } from './helpers';
 import type { Harness } from './helpers';
 
@@ -53,6 +53,11 @@ describe('field limits', () => {
 });
 
 describe('queue limit', () => {
+	it('takes --max-jobs and --max-queued on the command line (positive integers)', () => {
+		expect(parseArgs(['--max-jobs', '5', '--max-queued=7'])).toEqual({ port: 8080, maxJobs: 5, maxQueued: 7 });
+		expect(() => parseArgs(['--max-queued', '0'])).toThrow('--max-queued needs an integer >= 1, got "0"');
+	});
+
 	it('refuses past maxQueued with 503 and Retry-After, creates no job, and accepts again once a slot frees', async () => {
 		const h = await startHarness({ concurrency: 1, maxQueued: 2 });
 		try {
