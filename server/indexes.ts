@@ -26,11 +26,6 @@ export class Deque<T> {
 		return item;
 	}
 
-	// i-th item from the front (0 = oldest).
-	at(i: number): T {
-		return this.items[this.head + i];
-	}
-
 	// Inserts keeping the order given by `key` ascending; searches from the back, where new items land.
 	insertSorted(item: T, key: (item: T) => number): void {
 		const k = key(item);

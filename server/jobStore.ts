@@ -233,11 +233,6 @@ export class JobStore {
 		return this.byId.size;
 	}
 
-	// Jobs waiting for a free slot (visible or staged).
-	queued(): number {
-		return this.queue.length + this.staged.size - this.stagedStarted;
-	}
-
 	private visibleInSeqOrder(): HeldJob[] {
 		const running = [...this.running.values()].sort((a, b) => a.seq - b.seq);
 		return mergeBySeq([[...this.finished.oldestFirst()], running, [...this.queue.oldestFirst()]]);
