@@ -50,7 +50,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 		for (let round = 0; round < rounds; round++) {
 			const server = await start(args);
 			leftovers += Number(/(\d+) temp files of an interrupted write removed/.exec(server.stderr())?.[1] ?? 0);
-			const client = axios.create({ baseURL: server.url, validateStatus: () => true, httpAgent: new Agent({ keepAlive: false, maxSockets: Infinity }) });
+			const client = axios.create({ baseURL: server.url, validateStatus: () => true, httpAgent: new Agent({ keepAlive: true, maxSockets: 64 }) });
 			let reading = true;
 			const readers = Array.from({ length: 3 }, (_, r) =>
 				(async () => {
