@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'http';
 import type { NativeResponse } from './nativeRoutes';
 
 // Work done between two yields to the event loop while a streamed answer is built.
-const SLICE_MS = 4;
+const SLICE_MS = 2;
 // Pieces are gathered up to this size before a write (fewer, larger chunks).
 const WRITE_BYTES = 64 * 1024;
 
