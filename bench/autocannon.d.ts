@@ -3,7 +3,6 @@ declare module 'autocannon' {
 	interface Options {
 		url: string;
 		connections?: number;
-		amount?: number;
 		duration?: number;
 		method?: 'GET' | 'POST';
 		headers?: Record<string, string>;
