@@ -17,6 +17,7 @@ const FIGURES: Record<string, () => Promise<Figure[]>> = {
 	'4': async () => (await import('./figures/trigger')).measureTrigger(),
 	'5': async () => (await import('./figures/logParser')).measureLogParser(),
 	'6': async () => (await import('./figures/referenceServer')).measureReferenceServer(),
+	'8': async () => (await import('./figures/queuedSubmissions')).measureQueuedSubmissions(),
 };
 
 async function main(): Promise<void> {
