@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every figure of the benchmark issue on loopback against the reference server, as ratios
  * measured within this run. Prints the table and writes it into BENCHMARKS.md. `npm run bench -- 1 5` runs
- * figures 1 and 5 only and leaves BENCHMARKS.md alone.
+ * figures 1 and 5 only and leaves BENCHMARKS.md alone; `npm run bench -- A B C` rewrites only the comparison block.
  */
 import { join } from 'path';
 
@@ -50,10 +50,12 @@ async function main(): Promise<void> {
 		...describeMachine(),
 	];
 	process.stdout.write(`\n${header.join('\n')}\n\n${consoleTable([...alternatives, ...figures])}\n`);
-	if (selected.length === 0) {
+	const ran = (ids: string[]) => ids.every((id) => selected.length === 0 || selected.includes(id));
+	const allOwn = selected.length === 0;
+	if (allOwn || ran(ALTERNATIVES)) {
 		const file = join(__dirname, '..', '..', 'BENCHMARKS.md');
 		const alternativesBlock = { start: ALTERNATIVES_START_MARKER, end: ALTERNATIVES_END_MARKER, results: markdownResults(alternatives, header) };
-		writeBenchmarksFile(file, markdownResults(figures, header), [alternativesBlock]);
+		writeBenchmarksFile(file, allOwn ? markdownResults(figures, header) : undefined, ran(ALTERNATIVES) ? [alternativesBlock] : []);
 		process.stdout.write(`\nwritten to ${file}\n`);
 	}
 }

@@ -93,10 +93,12 @@ async function theirNode(url: string, kind: Interface, operation: Operation, job
 	if (result.error || output.length !== jobIds.length || wrong) throw new Error(`HTTP Request ${operation} (${kind}) failed: ${result.error?.message ?? JSON.stringify(wrong?.json)}`);
 }
 
-async function plainNode(url: string, operation: Operation, jobIds: string[]): Promise<void> {
+async function plainNode(url: string, kind: Interface, operation: Operation, jobIds: string[]): Promise<void> {
+	const relay = kind === 'relay';
+	const body = JSON.stringify(relay ? { flowId: INSTANT_FLOW_ID, runProfileName: 'default' } : { flowFileName: INSTANT_FLOW, runProfileName: 'default' });
 	const result = await runActionNode({
 		nodeType: PLAIN_NODE_TYPE,
-		parameters: operation === 'get' ? { method: 'GET', path: '=/api/v1/jobs/{{ $json.jobId }}', concurrency: 1 } : { method: 'POST', path: '/api/v1/jobs', body: JSON.stringify({ flowFileName: INSTANT_FLOW, runProfileName: 'default' }), concurrency: 1 },
+		parameters: operation === 'get' ? { method: 'GET', path: '=/api/v1/jobs/{{ $json.jobId }}', concurrency: 1, relay } : { method: 'POST', path: '/api/v1/jobs', body, concurrency: 1, relay },
 		credentials: allCredentials(url),
 		items: itemsFor(operation, jobIds),
 	});
@@ -109,8 +111,8 @@ async function compare(url: string, kind: Interface, operation: Operation, jobId
 	const contenders = {
 		node: () => ourNode(url, kind, operation, jobIds),
 		httpRequest: () => theirNode(url, kind, operation, jobIds),
-		...(kind === 'native' ? { plainNode: () => plainNode(url, operation, jobIds) } : {}),
-	} as Record<'node' | 'httpRequest' | 'plainNode', () => Promise<void>>;
+		plainNode: () => plainNode(url, kind, operation, jobIds),
+	};
 	await interleavedRounds(1, contenders); // warm-up
 	const t = await interleavedRounds(ROUNDS, contenders);
 	const ratio = medianRatio(t.node, t.httpRequest);
@@ -119,32 +121,30 @@ async function compare(url: string, kind: Interface, operation: Operation, jobId
 	const label = operation === 'get' ? 'Get' : 'Submit';
 	const details = [
 		...(operation === 'get' && kind === 'native' ? [`n8n's own nodes: ${loaded}`] : []),
-		`wall per item: Job Execution ${us(perItemUs(t.node))}, HTTP Request ${us(perItemUs(t.httpRequest))}${t.plainNode ? `, plain n8n node ${us(perItemUs(t.plainNode))}` : ''}; per round ${t.node.map((v, i) => (v / t.httpRequest[i]).toFixed(2)).join(', ')}`,
-		`CPU of the bench process per item: Job Execution ${us(perItemUs(t.cpu.node))}, HTTP Request ${us(perItemUs(t.cpu.httpRequest))}${t.cpu.plainNode ? `, plain n8n node ${us(perItemUs(t.cpu.plainNode))}` : ''}; ratio ${cpuRatio.toFixed(2)}×`,
+		`wall per item: Job Execution ${us(perItemUs(t.node))}, HTTP Request ${us(perItemUs(t.httpRequest))}, plain n8n node ${us(perItemUs(t.plainNode))}; per round ${t.node.map((v, i) => (v / t.httpRequest[i]).toFixed(2)).join(', ')}`,
+		`CPU of the bench process per item: Job Execution ${us(perItemUs(t.cpu.node))}, HTTP Request ${us(perItemUs(t.cpu.httpRequest))}, plain n8n node ${us(perItemUs(t.cpu.plainNode))}; ratio ${cpuRatio.toFixed(2)}×`,
 	];
-	const figures: Figure[] = [
+	const id = `A${operation === 'get' ? 1 : 2}${kind === 'native' ? 'a' : 'c'}`;
+	const ours = perItemUs(t.cpu.node) - perItemUs(t.cpu.plainNode);
+	const helpers = perItemUs(t.cpu.plainNode) - perItemUs(t.cpu.httpRequest);
+	const signed = (value: number) => `${value >= 0 ? '+' : '−'}${Math.abs(value).toFixed(0)} µs`;
+	return [
 		{
-			id: `A${operation === 'get' ? 1 : 2}${kind === 'native' ? 'a' : 'b'}`,
+			id,
 			name: `${label} on ${ITEMS.toLocaleString('en')} items (${kind}): Job Execution node / n8n's HTTP Request node, time per item`,
 			measured: `${ratio.toFixed(2)}× (${us(perItemUs(t.node))} vs ${us(perItemUs(t.httpRequest))} per item); CPU ${cpuRatio.toFixed(2)}×`,
 			goal: `≤ ${GOAL.toFixed(1)}×`,
 			verdict: verdict(ratio <= GOAL),
 			details,
 		},
-	];
-	if (t.plainNode) {
-		const ours = perItemUs(t.cpu.node) - perItemUs(t.cpu.plainNode);
-		const helpers = perItemUs(t.cpu.plainNode) - perItemUs(t.cpu.httpRequest);
-		const signed = (value: number) => `${value >= 0 ? '+' : '−'}${Math.abs(value).toFixed(0)} µs`;
-		figures.push({
-			id: `A${operation === 'get' ? 1 : 2}c`,
-			name: `… split of the CPU per item (native ${label}): our code (node − plain n8n node) / n8n's helper for community nodes vs the HTTP Request node's (plain node − HTTP Request)`,
+		{
+			id: id.replace(/[ac]$/, (letter) => (letter === 'a' ? 'b' : 'd')),
+			name: `… split of the CPU per item (${kind} ${label}): our code (node − plain n8n node) / n8n's helper for community nodes vs the HTTP Request node's (plain node − HTTP Request)`,
 			measured: `${signed(ours)} / ${signed(helpers)}`,
 			goal: '(context)',
 			verdict: 'info',
-		});
-	}
-	return figures;
+		},
+	];
 }
 
 export async function measureVsHttpRequest(): Promise<Figure[]> {

@@ -60,10 +60,11 @@ function replaceBetween(path: string, text: string, block: ResultsBlock): string
 	return `${text.slice(0, start + block.start.length)}\n${block.results}\n${text.slice(end)}`;
 }
 
-/** Replaces what is between each block's markers, or writes a new file with the main results. */
-export function writeBenchmarksFile(path: string, results: string, extraBlocks: ResultsBlock[] = []): void {
+/** Replaces what is between each block's markers (the main results unless undefined); a new file has the main block. */
+export function writeBenchmarksFile(path: string, results: string | undefined, extraBlocks: ResultsBlock[] = []): void {
 	if (!existsSync(path)) writeFileSync(path, NEW_FILE(''));
 	let text = readFileSync(path, 'utf8');
-	for (const block of [{ start: START_MARKER, end: END_MARKER, results }, ...extraBlocks]) text = replaceBetween(path, text, block);
+	const blocks = [...(results === undefined ? [] : [{ start: START_MARKER, end: END_MARKER, results }]), ...extraBlocks];
+	for (const block of blocks) text = replaceBetween(path, text, block);
 	writeFileSync(path, text);
 }
