@@ -7,67 +7,23 @@
  * The split: the bench process's CPU per item (what each node's request path costs) against the wall time
  * (which also holds how many requests are in flight), and the plain n8n node (engine + helper, none of our code).
  */
-import { CatalogIndex } from '../../server';
-import type { INode } from 'n8n-workflow';
-
 import { runActionNode } from '../../test/harness/engine';
-import type { CredentialsMap } from '../../test/harness/engine';
-import { credentialsFor, NATIVE_TOKEN, RELAY_KEY, USER_KEY } from '../../test/harness/fixtures';
 import type { Interface } from '../../test/harness/fixtures';
 import { BENCH_CATALOG, INSTANT_FLOW } from '../lib/catalog';
 import type { Figure } from '../lib/figure';
 import { verdict } from '../lib/figure';
-import { HTTP_REQUEST, loadN8nBaseNodes } from '../lib/n8nBaseNodes';
+import { allCredentials, httpRequestNode, INSTANT_FLOW_ID } from '../lib/httpRequestNode';
+import type { Operation } from '../lib/httpRequestNode';
+import { loadN8nBaseNodes } from '../lib/n8nBaseNodes';
 import { PLAIN_NODE_TYPE } from '../lib/plainRequestNode';
 import { rawClient, submitJobs } from '../lib/rawClient';
 import { startServerProcess } from '../lib/serverProcess';
 import { interleavedRounds, median, medianRatio } from '../lib/stats';
-import { canvasNode, runWorkflow } from '../lib/workflowRunner';
+import { runWorkflow } from '../lib/workflowRunner';
 
 const ITEMS = 1000;
 const ROUNDS = 5;
 const GOAL = 1.0;
-const INSTANT_FLOW_ID = new CatalogIndex(BENCH_CATALOG).byFileName(INSTANT_FLOW)!.flowId;
-
-type Operation = 'get' | 'submit';
-
-/** Our credentials plus the generic ones a user of the HTTP Request node would create. */
-function allCredentials(url: string): CredentialsMap {
-	return {
-		...credentialsFor(url),
-		httpBearerAuth: { token: NATIVE_TOKEN },
-		httpCustomAuth: { json: JSON.stringify({ headers: { apiKey: RELAY_KEY, 'user-api-key': USER_KEY } }) },
-	};
-}
-
-/** The HTTP Request node as a user sets it up for one call of the service (n8n's current version, 4.2 layout). */
-export function httpRequestNode(name: string, kind: Interface, url: string, operation: Operation | 'list', jobIdExpression = '{{ $json.jobId }}'): INode {
-	const native = kind === 'native';
-	const nativePath = operation === 'get' ? `/api/v1/jobs/${jobIdExpression}` : operation === 'list' ? '/api/v1/jobs?filter=history' : '/api/v1/jobs';
-	const parameters: INode['parameters'] = {
-		method: operation === 'submit' ? 'POST' : 'GET',
-		url: native ? `${operation === 'get' ? '=' : ''}${url}${nativePath}` : `${url}/call/${operation === 'submit' ? 'execute' : 'status'}`,
-		authentication: 'genericCredentialType',
-		genericAuthType: native ? 'httpBearerAuth' : 'httpCustomAuth',
-		options: {},
-	};
-	if (!native) {
-		parameters.sendHeaders = true;
-		parameters.headerParameters = {
-			parameters: [
-				{ name: 'endpoint', value: `${operation === 'get' ? '=' : ''}${nativePath}` },
-				{ name: 'method', value: operation === 'submit' ? 'POST' : 'GET' },
-			],
-		};
-	}
-	if (operation === 'submit') {
-		parameters.sendBody = true;
-		parameters.specifyBody = 'json';
-		parameters.jsonBody = JSON.stringify(native ? { flowFileName: INSTANT_FLOW, runProfileName: 'default' } : { flowId: INSTANT_FLOW_ID, runProfileName: 'default' });
-	}
-	const credentials: INode['credentials'] = native ? { httpBearerAuth: { id: '11', name: 'Bearer Auth account' } } : { httpCustomAuth: { id: '12', name: 'Custom Auth account' } };
-	return canvasNode(name, HTTP_REQUEST, 4.2, parameters, { credentials });
-}
 
 function ourParameters(kind: Interface, operation: Operation) {
 	const authentication = kind === 'native' ? 'jobExecutionApi' : 'jobExecutionRelayApi';

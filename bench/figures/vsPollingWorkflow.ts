@@ -20,11 +20,11 @@ import { createPoller } from '../../test/harness/poller';
 import type { Poller } from '../../test/harness/poller';
 import type { Figure } from '../lib/figure';
 import { verdict } from '../lib/figure';
+import { httpRequestNode } from '../lib/httpRequestNode';
 import { loadN8nBaseNodes, processedData, REMOVE_DUPLICATES, SCHEDULE_TRIGGER } from '../lib/n8nBaseNodes';
 import { formatBytes } from '../lib/stats';
 import { canvasNode, connect, lastOutput, runWorkflow } from '../lib/workflowRunner';
 import type { WorkflowDefinition } from '../lib/workflowRunner';
-import { httpRequestNode } from './vsHttpRequest';
 
 const JOBS = 10_200;
 const SEED = 20261123;
