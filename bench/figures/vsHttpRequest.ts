@@ -7,8 +7,8 @@
  * The split: the bench process's CPU per item (what each node's request path costs) against the wall time
  * (which also holds how many requests are in flight), and the plain n8n node (engine + helper, none of our code).
  */
-import { runActionNode } from '../../test/harness/engine';
-import type { Interface } from '../../test/harness/fixtures';
+import { runActionNode } from '../../testkit/engine';
+import type { Interface } from '../../testkit/fixtures';
 import { BENCH_CATALOG, INSTANT_FLOW } from '../lib/catalog';
 import type { Figure } from '../lib/figure';
 import { verdict } from '../lib/figure';

@@ -15,9 +15,9 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { ManualClock, mulberry32, startReferenceServer } from '../../server';
 import type { ReferenceServer } from '../../server';
-import { credentialsFor, NATIVE_TOKEN, RELAY_KEY, USER_KEY } from '../../test/harness/fixtures';
-import { createPoller } from '../../test/harness/poller';
-import type { Poller } from '../../test/harness/poller';
+import { credentialsFor, NATIVE_TOKEN, RELAY_KEY, USER_KEY } from '../../testkit/fixtures';
+import { createPoller } from '../../testkit/poller';
+import type { Poller } from '../../testkit/poller';
 import type { Figure } from '../lib/figure';
 import { verdict } from '../lib/figure';
 import { httpRequestNode } from '../lib/httpRequestNode';

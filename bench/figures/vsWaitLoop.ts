@@ -8,10 +8,10 @@
  */
 import type { IDataObject, INode } from 'n8n-workflow';
 
-import { runActionNode } from '../../test/harness/engine';
-import { credentialsFor, NATIVE_TOKEN } from '../../test/harness/fixtures';
-import { startRecordingFront } from '../../test/harness/recordingFront';
-import type { RecordedRequest } from '../../test/harness/recordingFront';
+import { runActionNode } from '../../testkit/engine';
+import { credentialsFor, NATIVE_TOKEN } from '../../testkit/fixtures';
+import { startRecordingFront } from '../../testkit/recordingFront';
+import type { RecordedRequest } from '../../testkit/recordingFront';
 import { BENCH_CATALOG, THIRTY_SECONDS_AND_A_BIT_FLOW, THIRTY_SECONDS_FLOW } from '../lib/catalog';
 import type { Figure } from '../lib/figure';
 import { verdict } from '../lib/figure';

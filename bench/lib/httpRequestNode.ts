@@ -5,9 +5,9 @@
 import type { INode } from 'n8n-workflow';
 
 import { CatalogIndex } from '../../server';
-import type { CredentialsMap } from '../../test/harness/engine';
-import { credentialsFor, NATIVE_TOKEN, RELAY_KEY, USER_KEY } from '../../test/harness/fixtures';
-import type { Interface } from '../../test/harness/fixtures';
+import type { CredentialsMap } from '../../testkit/engine';
+import { credentialsFor, NATIVE_TOKEN, RELAY_KEY, USER_KEY } from '../../testkit/fixtures';
+import type { Interface } from '../../testkit/fixtures';
 import { BENCH_CATALOG, INSTANT_FLOW } from './catalog';
 import { HTTP_REQUEST } from './n8nBaseNodes';
 import { canvasNode } from './workflowRunner';

@@ -14,7 +14,7 @@ import type { ICredentialType, INodeType, IVersionedNodeType } from 'n8n-workflo
 
 import { ensureHost } from '../../host/install';
 import { hostSpec } from '../../host/hosts';
-import { credentialTypes, nodeClasses } from '../../test/harness/engine';
+import { credentialTypes, nodeClasses } from '../../testkit/engine';
 import { InMemoryProcessedDataStore } from './processedDataStore';
 
 export const HOST_VERSION = '2.41.1';

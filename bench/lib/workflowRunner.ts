@@ -7,8 +7,8 @@ import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
 import { createRunExecutionData, Workflow } from 'n8n-workflow';
 import type { IConnections, IDataObject, INode, IRun, ITaskData, WorkflowExecuteMode } from 'n8n-workflow';
 
-import { additionalDataFor, InMemoryCredentialsHelper, nodeTypes } from '../../test/harness/engine';
-import type { CredentialsMap } from '../../test/harness/engine';
+import { additionalDataFor, InMemoryCredentialsHelper, nodeTypes } from '../../testkit/engine';
+import type { CredentialsMap } from '../../testkit/engine';
 
 export interface WorkflowDefinition {
 	id: string;
