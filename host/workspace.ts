@@ -80,6 +80,7 @@ export const EXAMPLE_IDS: Record<string, string> = {
 	'trigger-on-completed': 'jobExecExTrigger',
 	'get-many-and-forward': 'jobExecExGetMany',
 	'get-job-and-navigation-url': 'jobExecExGetNav1',
+	'submit-and-wait-durably': 'jobExecExDurable',
 };
 
 export function exampleWorkflows(): WorkflowRecord[] {
