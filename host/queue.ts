@@ -1,6 +1,7 @@
 // n8n's queue mode on one machine: Redis (the Bull queue), PostgreSQL, a main instance and workers, each n8n
 // process with its own user folder holding the packed package, all on 127.0.0.1. Shared by `npm run start:queue`,
 // the queue-mode tests and the queue benchmark.
+import { spawnSync } from 'child_process';
 import { cpSync, existsSync, mkdirSync } from 'fs';
 import { join } from 'path';
 
@@ -12,7 +13,7 @@ import type { N8nInstance, RunningN8n } from './n8n';
 import { openSession } from './session';
 import type { Session, SessionOptions } from './session';
 import { ensureQueueBinaries, letPostgresIn, QUEUE_DATABASE, redisCommand, startPostgres, startRedis } from './queueServices';
-import type { BackgroundProcess } from './queueServices';
+import type { BackgroundProcess, QueueBinaries } from './queueServices';
 
 export interface QueuePorts {
 	redis: number;
@@ -59,6 +60,8 @@ export interface QueueCluster {
 	killWorker(index: number): Promise<void>;
 	// Bull jobs held by workers right now: one per execution occupying a worker slot.
 	activeJobs(): Promise<number>;
+	// A query on n8n's database (psql, tab-separated rows).
+	sql(query: string): string[][];
 	close(): Promise<void>;
 }
 
@@ -152,10 +155,18 @@ export async function openQueueCluster(options: QueueClusterOptions): Promise<Qu
 		const name = `worker-${i + 1}`;
 		return { name, started: [], n8n: workerInstance(session.n8n, root, name, workerPorts, env, options.workerLogLevel ?? 'info') };
 	});
-	return buildCluster(session, ports, workers, env, options, stopServices);
+	return buildCluster({ session, ports, workers, env, binaries }, options, stopServices);
 }
 
-function buildCluster(session: Session, ports: QueuePorts, workers: QueueWorker[], env: Record<string, string>, options: QueueClusterOptions, stopServices: () => Promise<void>): QueueCluster {
+interface ClusterParts {
+	session: Session;
+	ports: QueuePorts;
+	workers: QueueWorker[];
+	env: Record<string, string>;
+	binaries: QueueBinaries;
+}
+
+function buildCluster({ session, ports, workers, env, binaries }: ClusterParts, options: QueueClusterOptions, stopServices: () => Promise<void>): QueueCluster {
 	const cluster: QueueCluster = {
 		session,
 		ports,
@@ -192,6 +203,12 @@ function buildCluster(session: Session, ports: QueuePorts, workers: QueueWorker[
 		},
 		async activeJobs() {
 			return Number(await redisCommand(ports.redis, ['LLEN', 'bull:jobs:active']));
+		},
+		sql(query) {
+			const args = ['-h', '127.0.0.1', '-p', String(ports.postgres), '-U', 'postgres', '-d', QUEUE_DATABASE, '-AtF', '\t', '-c', query];
+			const result = spawnSync(join(binaries.postgresBin, 'psql'), args, { encoding: 'utf8' });
+			if (result.status !== 0) throw new Error(`psql: ${result.stderr}`);
+			return result.stdout.split('\n').filter(Boolean).map((line) => line.split('\t'));
 		},
 		async close() {
 			await Promise.all([cluster.main?.stop(), ...workers.map((worker) => worker.running?.stop())]);

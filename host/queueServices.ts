@@ -11,7 +11,7 @@ import type { Log } from './install';
 
 export interface QueueBinaries {
 	redisServer: string;
-	// Folder with PostgreSQL's initdb, postgres, pg_isready and createdb.
+	// Folder with PostgreSQL's initdb, postgres, pg_isready, createdb and psql.
 	postgresBin: string;
 	postgresVersion: number;
 }
@@ -25,7 +25,7 @@ function findPostgres(): { bin: string; version: number } | undefined {
 	const root = '/usr/lib/postgresql';
 	if (!existsSync(root)) return undefined;
 	const versions = readdirSync(root)
-		.filter((entry) => /^\d+$/.test(entry) && ['initdb', 'postgres', 'pg_isready', 'createdb'].every((tool) => existsSync(join(root, entry, 'bin', tool))))
+		.filter((entry) => /^\d+$/.test(entry) && ['initdb', 'postgres', 'pg_isready', 'createdb', 'psql'].every((tool) => existsSync(join(root, entry, 'bin', tool))))
 		.map(Number)
 		.sort((a, b) => b - a);
 	return versions.length > 0 ? { bin: join(root, String(versions[0]), 'bin'), version: versions[0] } : undefined;
