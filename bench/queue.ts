@@ -7,7 +7,7 @@
  * PostgreSQL (installed on first use) and takes a few minutes.
  */
 import { mkdtempSync, rmSync } from 'fs';
-import { cpus, tmpdir } from 'os';
+import { cpus, loadavg, tmpdir } from 'os';
 import { join } from 'path';
 
 import { DEFAULT_HOST_VERSION } from '../host/hosts';
@@ -64,6 +64,8 @@ async function main(): Promise<void> {
 		rmSync(root, { recursive: true, force: true });
 	};
 	process.on('SIGINT', () => void stop().then(() => process.exit(130)));
+	const load = () => loadavg().map((value) => value.toFixed(1)).join(' / ');
+	const loadAtStart = load();
 	try {
 		cluster = await openQueueCluster({
 			hostVersion: DEFAULT_HOST_VERSION,
@@ -89,6 +91,7 @@ async function main(): Promise<void> {
 			`Measured by \`npm run bench:queue\` on ${cpus().length} cores: n8n ${DEFAULT_HOST_VERSION} in queue mode (Redis, PostgreSQL, main and`,
 			`workers on this machine, \`--concurrency=${CONCURRENCY}\` each), ${EXECUTIONS} webhook executions, ${PARALLEL} at a time, of Webhook → Submit`,
 			`with Wait for Completion (poll interval 1 s) of a 200 ms job; every request to the reference server delayed ${LATENCY_MS} ms.`,
+			`Load average (1/5/15 min) ${loadAtStart} at the start, ${load()} at the end (the machine is shared: compare the ratio).`,
 			'',
 			'| Workers | Executions/s | Failed | Ratio to 1 worker |',
 			'|---|---|---|---|',

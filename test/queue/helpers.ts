@@ -58,6 +58,8 @@ export interface WebhookAnswer {
 	status: number;
 	body: Record<string, unknown>;
 	ms: number;
+	// When the answer (or the failure) came.
+	at: number;
 	// Set when no answer came: the connection failed or the time ran out.
 	error?: string;
 }
@@ -78,9 +80,9 @@ export async function callWebhook(baseUrl: string, path: string, body: Record<st
 		} catch {
 			parsed = { text };
 		}
-		return { status: response.status, body: parsed, ms: Date.now() - started };
+		return { status: response.status, body: parsed, ms: Date.now() - started, at: Date.now() };
 	} catch (err) {
-		return { status: 0, body: {}, ms: Date.now() - started, error: (err as Error).message };
+		return { status: 0, body: {}, ms: Date.now() - started, at: Date.now(), error: (err as Error).message };
 	}
 }
 
