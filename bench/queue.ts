@@ -63,7 +63,7 @@ async function main(): Promise<void> {
 		await cluster?.close();
 		rmSync(root, { recursive: true, force: true });
 	};
-	process.on('SIGINT', () => void stop().then(() => process.exit(130)));
+	for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void stop().then(() => process.exit(130)));
 	const load = () => loadavg().map((value) => value.toFixed(1)).join(' / ');
 	const loadAtStart = load();
 	try {

@@ -76,7 +76,14 @@ async function startMain(env: Record<string, string>): Promise<void> {
 }
 const allFinished = (profile: string) => server().store.all().filter((job) => job.runProfileName === profile).every((job) => WATCHED.includes(statusOf(job)));
 
+// A runner stopped from outside (SIGTERM) skips afterAll: stop the cluster anyway, so nothing is left running.
+const onTerm = () => void (cluster?.close() ?? Promise.resolve()).finally(() => {
+	if (root) rmSync(root, { recursive: true, force: true });
+	process.exit(143);
+});
+
 beforeAll(async () => {
+	process.once('SIGTERM', onTerm);
 	root = mkdtempSync(join(tmpdir(), 'job-execution-queue-'));
 	sink = await startSink();
 	cluster = await openQueueCluster({ hostVersion: DEFAULT_HOST_VERSION, root, log, workers: 2, concurrency: 10, server: { catalog: queueCatalog(), concurrency: 50 } });
@@ -99,6 +106,7 @@ beforeAll(async () => {
 }, 20 * 60_000);
 
 afterAll(async () => {
+	process.off('SIGTERM', onTerm);
 	log(`measured: ${JSON.stringify(measured, null, 1)}`);
 	await cluster?.close();
 	await sink?.close();
