@@ -35,14 +35,14 @@ export function hostFolder(spec: HostSpec): string {
 	return join(cacheRoot(), `n8n-${spec.version}-${hash.digest('hex').slice(0, 12)}`);
 }
 
-interface RunOptions {
+export interface RunOptions {
 	cwd: string;
 	env: NodeJS.ProcessEnv;
 	log: Log;
 	label: string;
 }
 
-function run(command: string, args: string[], options: RunOptions): Promise<void> {
+export function run(command: string, args: string[], options: RunOptions): Promise<void> {
 	const started = Date.now();
 	return new Promise((resolve, reject) => {
 		const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'ignore', 'pipe'] });

@@ -13,6 +13,8 @@ export interface N8nInstance {
 	port: number;
 	brokerPort: number;
 	logLevel?: 'error' | 'warn' | 'info' | 'debug';
+	// Settings of this instance's set-up (queue mode: Postgres, Redis, its own ports), for every command.
+	env?: Record<string, string>;
 }
 
 export interface CommandResult {
@@ -63,6 +65,7 @@ export function n8nEnv(n8n: N8nInstance, extra: Record<string, string> = {}): No
 		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'true',
 		N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5',
 		...n8n.host.spec.env,
+		...n8n.env,
 		...extra,
 	};
 }
@@ -165,8 +168,24 @@ process.on('exit', () => {
 });
 
 // `n8n start` in its own process group, so a terminal's Ctrl-C reaches it once, through stop().
-export async function startN8n(n8n: N8nInstance, onLine?: (line: string) => void, readyWithinMs = 120_000): Promise<RunningN8n> {
-	const child = spawn(n8n.host.nodeBin, n8nArgs(n8n, ['start']), { env: n8nEnv(n8n), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+export function startN8n(n8n: N8nInstance, onLine?: (line: string) => void, readyWithinMs = 120_000): Promise<RunningN8n> {
+	const url = `http://127.0.0.1:${n8n.port}`;
+	return startN8nProcess(n8n, { args: ['start'], readyUrls: [`${url}/healthz/readiness`, `${url}/rest/settings`], onLine, readyWithinMs });
+}
+
+export interface N8nProcessOptions {
+	// The n8n command and its flags: ['start'], ['worker', '--concurrency=10'].
+	args: string[];
+	// Ready when every one of these answers 2xx.
+	readyUrls: string[];
+	onLine?: (line: string) => void;
+	readyWithinMs?: number;
+}
+
+// Any long-running n8n command in its own process group (its task runner included); stop() ends the group.
+export async function startN8nProcess(n8n: N8nInstance, options: N8nProcessOptions): Promise<RunningN8n> {
+	const { onLine, readyWithinMs = 120_000 } = options;
+	const child = spawn(n8n.host.nodeBin, n8nArgs(n8n, options.args), { env: n8nEnv(n8n), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
 	let output = '';
 	let pending = '';
 	const collect = (chunk: Buffer) => {
@@ -205,7 +224,11 @@ export async function startN8n(n8n: N8nInstance, onLine?: (line: string) => void
 	};
 
 	const deadline = Date.now() + readyWithinMs;
-	while (!((await answers(`${url}/healthz/readiness`)) && (await answers(`${url}/rest/settings`)))) {
+	const allAnswer = async () => {
+		for (const readyUrl of options.readyUrls) if (!(await answers(readyUrl))) return false;
+		return true;
+	};
+	while (!(await allAnswer())) {
 		if (hasExited) throw new Error(`n8n exited before it was ready:\n${output.slice(-4000)}`);
 		if (Date.now() > deadline) {
 			await stop();

@@ -1,8 +1,8 @@
 // One ready set-up shared by `npm start`, `npm run demo` and the end-to-end tests: a real n8n with this package
 // loaded, credentials for both interfaces pointing at a running reference server.
 import { randomBytes } from 'crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'fs';
-import { join } from 'path';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import { dirname, join } from 'path';
 
 import { startReferenceServer } from '../server';
 import type { ReferenceServer, ReferenceServerOptions } from '../server';
@@ -20,6 +20,9 @@ export interface SessionOptions {
 	log: Log;
 	n8nPort?: number;
 	serverPort?: number;
+	brokerPort?: number;
+	// Settings for every n8n command of this session (queue mode: Postgres, Redis).
+	n8nEnv?: Record<string, string>;
 	server?: Omit<ReferenceServerOptions, 'host' | 'port' | 'nativeAuth'>;
 }
 
@@ -52,11 +55,17 @@ export async function openSession(options: SessionOptions): Promise<Session> {
 		userFolder: options.userFolder,
 		encryptionKey: encryptionKeyOf(options.userFolder),
 		port: options.n8nPort ?? (await freePort()),
-		brokerPort: await freePort(),
+		brokerPort: options.brokerPort ?? (await freePort()),
+		env: options.n8nEnv,
 	};
 
 	log('loading the package into n8n as a community package (npm pack, unpacked under .n8n/nodes)');
-	installPackage(packProject(), options.userFolder);
+	const tarball = packProject();
+	try {
+		installPackage(tarball, options.userFolder);
+	} finally {
+		rmSync(dirname(tarball), { recursive: true, force: true });
+	}
 
 	const nativeToken = randomBytes(18).toString('base64url');
 	const server = await startReferenceServer({

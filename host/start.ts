@@ -6,21 +6,30 @@ import { DEFAULT_HOST_VERSION, HOSTS } from './hosts';
 import { startN8n } from './n8n';
 import type { RunningN8n } from './n8n';
 import { projectRoot } from './paths';
+import { openQueueCluster } from './queue';
+import type { QueueCluster } from './queue';
 import { openSession } from './session';
 import type { Session } from './session';
 import { activateWorkflow, createOwner, DEMO_OWNER, EXAMPLE_IDS, exampleWorkflows, importIntoN8n } from './workspace';
 
-const USAGE = `usage: npm start -- [--n8n-version ${Object.keys(HOSTS).join('|')}] [--port 5678] [--server-port 5680] [--reset-examples]`;
+const USAGE =
+	`usage: npm start -- [--n8n-version ${Object.keys(HOSTS).join('|')}] [--port 5678] [--server-port 5680] [--reset-examples]\n` +
+	'       npm run start:queue -- [--workers 2] [--concurrency 10] [--ports-from PORT] [--port 5678] [--server-port 5680] [--reset-examples]';
 
 interface StartFlags {
 	hostVersion: string;
 	port: number;
 	serverPort: number;
 	resetExamples: boolean;
+	// Queue mode (`npm run start:queue`): main + workers on Redis and PostgreSQL.
+	queue: boolean;
+	workers: number;
+	concurrency: number;
+	portsFrom?: number;
 }
 
 function parseFlags(argv: string[]): StartFlags {
-	const flags: StartFlags = { hostVersion: DEFAULT_HOST_VERSION, port: 5678, serverPort: 5680, resetExamples: false };
+	const flags: StartFlags = { hostVersion: DEFAULT_HOST_VERSION, port: 5678, serverPort: 5680, resetExamples: false, queue: false, workers: 2, concurrency: 10 };
 	for (let i = 0; i < argv.length; i++) {
 		const [name, inline] = argv[i].split('=', 2);
 		const value = () => inline ?? argv[++i] ?? '';
@@ -33,10 +42,21 @@ function parseFlags(argv: string[]): StartFlags {
 		else if (name === '--port') flags.port = port();
 		else if (name === '--server-port') flags.serverPort = port();
 		else if (name === '--reset-examples') flags.resetExamples = true;
+		else if (name === '--queue') flags.queue = true;
+		else if (name === '--workers') flags.workers = count(name, value(), 8);
+		else if (name === '--concurrency') flags.concurrency = count(name, value(), 100);
+		else if (name === '--ports-from') flags.portsFrom = port();
 		else throw new Error(`unknown flag "${name}"`);
 	}
 	if (!HOSTS[flags.hostVersion]) throw new Error(`--n8n-version must be one of ${Object.keys(HOSTS).join(', ')}`);
+	// Queue mode is measured on 2.x only (workers, durable scheduler); 1.x is the single-process host.
+	if (flags.queue && flags.hostVersion !== DEFAULT_HOST_VERSION) throw new Error(`queue mode runs on n8n ${DEFAULT_HOST_VERSION} only`);
 	return flags;
+}
+
+function count(name: string, text: string, max: number): number {
+	if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > max) throw new Error(`${name} needs a whole number from 1 to ${max}, got "${text}"`);
+	return Number(text);
 }
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -49,15 +69,14 @@ async function main(): Promise<void> {
 		log(`error: ${(err as Error).message}\n${USAGE}`);
 		process.exit(2);
 	}
-	const userFolder = join(projectRoot, '.n8n-host', `n8n-${flags.hostVersion}`);
 	// Filled as things start, so Ctrl-C at any moment stops what is running.
-	const running: { session?: Session; n8n?: RunningN8n } = {};
-	let stopping = false;
+	const running: Running = {};
 	const stop = async (signal: string) => {
-		if (stopping) return;
-		stopping = true;
-		log(`\n${signal}: stopping n8n and the reference server`);
+		if (running.stopping) return;
+		running.stopping = true;
+		log(`\n${signal}: stopping n8n${flags.queue ? ', its workers, Redis, PostgreSQL' : ''} and the reference server`);
 		await running.n8n?.stop();
+		await running.cluster?.close();
 		await running.session?.close();
 		log('stopped');
 		process.exit(0);
@@ -65,39 +84,104 @@ async function main(): Promise<void> {
 	process.on('SIGINT', () => void stop('SIGINT'));
 	process.on('SIGTERM', () => void stop('SIGTERM'));
 
-	const session = await openSession({ hostVersion: flags.hostVersion, userFolder, log, n8nPort: flags.port, serverPort: flags.serverPort });
-	running.session = session;
+	const { session, url, notes } = flags.queue ? await startQueueMode(flags, running) : await startSingle(flags, running);
+	await createOwner(url, DEMO_OWNER);
+
+	const { service } = session;
+	log('');
+	log(`n8n ${flags.hostVersion} editor:  ${url}`);
+	log(`  login:            ${DEMO_OWNER.email} / ${DEMO_OWNER.password}`);
+	for (const note of notes) log(note);
+	log(`reference server:   ${service.url}  (native API: Bearer ${service.nativeToken})`);
+	log(`  relay apiKey:     ${service.relayApiKey}`);
+	log(`  relay user-api-key: ${service.userApiKey}`);
+	log(`MCP server for AI agents: ${url}/mcp/job-execution  (Authorization: Bearer ${session.mcpToken})`);
+	log('credentials "Job Execution API (reference server)" and "Job Execution Relay API (reference server)" are ready;');
+	log('the example workflows are under Overview. Ctrl-C stops everything.');
+}
+
+interface Running {
+	session?: Session;
+	n8n?: RunningN8n;
+	cluster?: QueueCluster;
+	stopping?: boolean;
+}
+
+interface Started {
+	session: Session;
+	url: string;
+	// Extra lines for the summary.
+	notes: string[];
+}
+
+const errorLines = (name: string) => (line: string) => {
+	if (/error/i.test(line) && !/python task runner/i.test(line)) log(`  ${name}: ${line}`);
+};
+
+// An n8n process that ends on its own takes everything down: a half-running set-up helps nobody.
+function exitWithProcess(name: string, n8n: RunningN8n, running: Running, cleanUp: () => Promise<void>): void {
+	n8n.child.once('exit', (code) => {
+		if (running.stopping) return;
+		running.stopping = true;
+		log(`${name} exited unexpectedly (code ${code}):\n${n8n.output().slice(-3000)}`);
+		void cleanUp().then(() => process.exit(1));
+	});
+}
+
+async function importExamples(session: Session, flags: StartFlags, command: string): Promise<void> {
 	if (session.freshUserFolder || flags.resetExamples) {
 		log('importing the example workflows and activating the trigger and the MCP server examples');
 		await importIntoN8n(session.n8n, [], exampleWorkflows());
 		await activateWorkflow(session.n8n, EXAMPLE_IDS['trigger-on-completed']);
 		await activateWorkflow(session.n8n, EXAMPLE_IDS['mcp-server-for-agents']);
 	} else {
-		log('keeping your workflows (npm start -- --reset-examples re-imports the examples)');
+		log(`keeping your workflows (${command} -- --reset-examples re-imports the examples)`);
 	}
-	log(`starting n8n ${flags.hostVersion}`);
-	const n8n = await startN8n(session.n8n, (line) => {
-		if (/error/i.test(line) && !/python task runner/i.test(line)) log(`  n8n: ${line}`);
-	});
-	running.n8n = n8n;
-	n8n.child.once('exit', (code) => {
-		if (!stopping) {
-			log(`n8n exited unexpectedly (code ${code}):\n${n8n.output().slice(-3000)}`);
-			void session.close().then(() => process.exit(1));
-		}
-	});
-	await createOwner(n8n.url, DEMO_OWNER);
+}
 
-	const { service } = session;
-	log('');
-	log(`n8n ${flags.hostVersion} editor:  ${n8n.url}`);
-	log(`  login:            ${DEMO_OWNER.email} / ${DEMO_OWNER.password}`);
-	log(`reference server:   ${service.url}  (native API: Bearer ${service.nativeToken})`);
-	log(`  relay apiKey:     ${service.relayApiKey}`);
-	log(`  relay user-api-key: ${service.userApiKey}`);
-	log(`MCP server for AI agents: ${n8n.url}/mcp/job-execution  (Authorization: Bearer ${session.mcpToken})`);
-	log('credentials "Job Execution API (reference server)" and "Job Execution Relay API (reference server)" are ready;');
-	log('the example workflows are under Overview. Ctrl-C stops everything.');
+async function startSingle(flags: StartFlags, running: Running): Promise<Started> {
+	const userFolder = join(projectRoot, '.n8n-host', `n8n-${flags.hostVersion}`);
+	const session = await openSession({ hostVersion: flags.hostVersion, userFolder, log, n8nPort: flags.port, serverPort: flags.serverPort });
+	running.session = session;
+	await importExamples(session, flags, 'npm start');
+	log(`starting n8n ${flags.hostVersion}`);
+	const n8n = await startN8n(session.n8n, errorLines('n8n'));
+	running.n8n = n8n;
+	exitWithProcess('n8n', n8n, running, () => session.close());
+	return { session, url: n8n.url, notes: [] };
+}
+
+async function startQueueMode(flags: StartFlags, running: Running): Promise<Started> {
+	const root = join(projectRoot, '.n8n-host', `queue-${flags.hostVersion}`);
+	const cluster = await openQueueCluster({
+		hostVersion: flags.hostVersion,
+		root,
+		log,
+		workers: flags.workers,
+		concurrency: flags.concurrency,
+		n8nPort: flags.port,
+		serverPort: flags.serverPort,
+		portsFrom: flags.portsFrom,
+		workerLogLevel: 'warn',
+	});
+	running.cluster = cluster;
+	await importExamples(cluster.session, flags, 'npm run start:queue');
+	log(`starting ${flags.workers} n8n workers (concurrency ${flags.concurrency} each), then the main instance`);
+	for (const [i, worker] of cluster.workers.entries()) {
+		exitWithProcess(worker.name, await cluster.startWorker(i, errorLines(worker.name)), running, () => cluster.close());
+	}
+	const main = await cluster.startMain({}, errorLines('main'));
+	exitWithProcess('n8n main', main, running, () => cluster.close());
+	const { ports } = cluster;
+	return {
+		session: cluster.session,
+		url: main.url,
+		notes: [
+			`queue mode:         main + ${flags.workers} workers; Redis 127.0.0.1:${ports.redis}, PostgreSQL 127.0.0.1:${ports.postgres} (database n8n, user postgres)`,
+			`  worker health:    ${ports.workers.map((worker) => `http://127.0.0.1:${worker.health}/healthz`).join('  ')}`,
+			`  data:             ${root} (delete it to start over)`,
+		],
+	};
 }
 
 main().catch((err: unknown) => {

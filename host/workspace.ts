@@ -87,6 +87,7 @@ export const EXAMPLE_IDS: Record<string, string> = {
 	'get-many-and-forward': 'jobExecExGetMany',
 	'get-job-and-navigation-url': 'jobExecExGetNav1',
 	'mcp-server-for-agents': 'jobExecExMcpSrv1',
+	'submit-and-wait-durably': 'jobExecExDurable',
 };
 
 export function exampleWorkflows(): WorkflowRecord[] {
