@@ -12,6 +12,7 @@ import {
 	Workflow,
 } from 'n8n-workflow';
 import type {
+	IConnections,
 	ICredentialDataDecryptedObject,
 	ICredentialType,
 	ICredentials,
@@ -153,6 +154,25 @@ export function additionalDataFor(
 	} as unknown as IWorkflowExecuteAdditionalData;
 }
 
+/** n8n's lifecycle hooks for one run, and the run once n8n has finished it. */
+export function runHooks(
+	mode: WorkflowExecuteMode,
+	executionId: string,
+	workflow: { id: string; name: string; nodes: INode[]; connections: IConnections; active: boolean },
+): { hooks: ExecutionLifecycleHooks; finished: Promise<IRun> } {
+	const hooks = new ExecutionLifecycleHooks(mode, executionId, {
+		...workflow,
+		activeVersionId: null,
+		isArchived: false,
+		createdAt: new Date(),
+		updatedAt: new Date(),
+	} as never);
+	let resolveRun: (run: IRun) => void = () => {};
+	const finished = new Promise<IRun>((resolve) => (resolveRun = resolve));
+	hooks.addHandler('workflowExecuteAfter', (run) => resolveRun(run));
+	return { hooks, finished };
+}
+
 export interface RunNodeOptions {
 	parameters: INodeParameters;
 	credentials: CredentialsMap;
@@ -203,20 +223,7 @@ export async function runActionNode(options: RunNodeOptions): Promise<RunNodeRes
 		settings: {},
 	});
 	const credentialsHelper = new InMemoryCredentialsHelper(options.credentials);
-	const hooks = new ExecutionLifecycleHooks(options.mode ?? 'manual', 'test-execution', {
-		id: 'test-workflow',
-		name: 'test',
-		nodes: [node],
-		connections: {},
-		active: false,
-		activeVersionId: null,
-		isArchived: false,
-		createdAt: new Date(),
-		updatedAt: new Date(),
-	} as never);
-	let resolveRun: (run: IRun) => void = () => {};
-	const finished = new Promise<IRun>((resolve) => (resolveRun = resolve));
-	hooks.addHandler('workflowExecuteAfter', (run) => resolveRun(run));
+	const { hooks, finished } = runHooks(options.mode ?? 'manual', 'test-execution', { id: 'test-workflow', name: 'test', nodes: [node], connections: {}, active: false });
 	const additionalData = additionalDataFor(credentialsHelper, hooks);
 	const runExecutionData: IRunExecutionData = createRunExecutionData({
 		executionData: {

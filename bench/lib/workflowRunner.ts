@@ -3,11 +3,11 @@
  * credentials helper and node registry as `test/harness/engine.ts`'s single-node runs: the hand-made
  * alternatives built from n8n's own nodes run exactly as our node does.
  */
-import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
+import { WorkflowExecute } from 'n8n-core';
 import { createRunExecutionData, Workflow } from 'n8n-workflow';
 import type { IConnections, IDataObject, INode, IRun, ITaskData, WorkflowExecuteMode } from 'n8n-workflow';
 
-import { additionalDataFor, InMemoryCredentialsHelper, nodeTypes } from '../../testkit/engine';
+import { additionalDataFor, InMemoryCredentialsHelper, nodeTypes, runHooks } from '../../testkit/engine';
 import type { CredentialsMap } from '../../testkit/engine';
 
 export interface WorkflowDefinition {
@@ -61,20 +61,13 @@ export async function runWorkflow(definition: WorkflowDefinition, options: Workf
 		settings: {},
 		staticData: options.staticData,
 	});
-	const hooks = new ExecutionLifecycleHooks(mode, `${definition.id}-run`, {
+	const { hooks, finished } = runHooks(mode, `${definition.id}-run`, {
 		id: definition.id,
 		name: definition.id,
 		nodes: definition.nodes,
 		connections: definition.connections,
 		active: mode === 'trigger',
-		activeVersionId: null,
-		isArchived: false,
-		createdAt: new Date(),
-		updatedAt: new Date(),
-	} as never);
-	let resolveRun: (run: IRun) => void = () => {};
-	const finished = new Promise<IRun>((resolve) => (resolveRun = resolve));
-	hooks.addHandler('workflowExecuteAfter', (run) => resolveRun(run));
+	});
 	const start = definition.nodes.find((node) => node.name === options.start);
 	if (!start) throw new Error(`no node ${options.start}`);
 	const runExecutionData = createRunExecutionData({
