@@ -69,6 +69,20 @@ export function serviceCredentials(service: ServiceAccess): CredentialRecord[] {
 	];
 }
 
+/** A node as n8n's workflow export writes it. */
+export interface NodeRecord {
+	id: string;
+	name: string;
+	type: string;
+	typeVersion: number;
+	position: [number, number];
+	parameters: Record<string, unknown>;
+	credentials?: Record<string, { id: string; name: string }>;
+	webhookId?: string;
+	onError?: 'continueRegularOutput';
+	executeOnce?: boolean;
+}
+
 export interface WorkflowRecord {
 	id: string;
 	name: string;

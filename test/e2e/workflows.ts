@@ -1,5 +1,5 @@
 // The workflows the end-to-end tests import into a real n8n, as a user would build them in the editor.
-import type { WorkflowRecord } from '../../host/workspace';
+import type { NodeRecord, WorkflowRecord } from '../../host/workspace';
 import { NATIVE_CREDENTIAL_ID, RELAY_CREDENTIAL_ID } from '../../host/workspace';
 
 const ACTION = 'n8n-nodes-job-execution.jobExecution';
@@ -8,17 +8,6 @@ export const BAD_RELAY_CREDENTIAL_ID = 'jobexec-relay-badkey';
 
 type Interface = 'native' | 'relay';
 
-interface NodeRecord {
-	id: string;
-	name: string;
-	type: string;
-	typeVersion: number;
-	position: [number, number];
-	parameters: Record<string, unknown>;
-	credentials?: Record<string, { id: string; name: string }>;
-	onError?: 'continueRegularOutput';
-	executeOnce?: boolean;
-}
 
 function credentialOf(via: Interface, credentialId?: string): NodeRecord['credentials'] {
 	return via === 'native'

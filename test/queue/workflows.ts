@@ -5,7 +5,7 @@ import { join } from 'path';
 
 import type { Catalog } from '../../server';
 import { projectRoot } from '../../host/paths';
-import type { WorkflowRecord } from '../../host/workspace';
+import type { NodeRecord, WorkflowRecord } from '../../host/workspace';
 import { NATIVE_CREDENTIAL_ID } from '../../host/workspace';
 
 const ACTION = 'n8n-nodes-job-execution.jobExecution';
@@ -34,16 +34,6 @@ export function queueCatalog(): Catalog {
 	};
 }
 
-interface NodeRecord {
-	id: string;
-	name: string;
-	type: string;
-	typeVersion: number;
-	position: [number, number];
-	parameters: Record<string, unknown>;
-	credentials?: Record<string, { id: string; name: string }>;
-	webhookId?: string;
-}
 
 type Connections = Record<string, { main: Array<Array<{ node: string; type: 'main'; index: number }>> }>;
 
