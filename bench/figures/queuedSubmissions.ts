@@ -3,7 +3,6 @@
  * submission must not grow with the backlog), and how long it takes to start on a data file of 100,000 jobs.
  * The server runs in its own process with one slot busy for hours, so every submission joins the queue.
  */
-import { spawn } from 'child_process';
 import type { ChildProcess } from 'child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { Agent, request } from 'http';
@@ -14,6 +13,7 @@ import { CatalogIndex, JobStore, ManualClock } from '../../server';
 import type { Catalog } from '../../server';
 import type { Figure } from '../lib/figure';
 import { verdict } from '../lib/figure';
+import { spawnServer } from '../lib/serverProcess';
 
 const LEVELS = [1_000, 10_000, 100_000];
 // Submissions measured at each level, in rounds (the best round counts: the machine's other load only slows).
@@ -35,7 +35,6 @@ const CATALOG: Catalog = {
 		{ flowFileName: INSTANT, steps: 1, stepMs: 1, outcome: 'COMPLETED' },
 	],
 };
-const SERVER_MAIN = join(__dirname, '..', '..', 'server', 'main.js');
 const BODY = JSON.stringify({ flowFileName: FLOW, runProfileName: 'default', parameters: [{ name: 'region', type: 'string', value: 'EMEA' }] });
 
 interface Started {
@@ -47,19 +46,8 @@ interface Started {
 async function startServer(directory: string, extra: string[]): Promise<Started> {
 	const catalogFile = join(directory, 'catalog.json');
 	writeFileSync(catalogFile, JSON.stringify(CATALOG));
-	const args = [SERVER_MAIN, '--port', '0', '--catalog', catalogFile, '--concurrency', '1', '--max-queued', '200000', '--max-jobs', '200000', ...extra];
 	const started = process.hrtime.bigint();
-	const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-	let stderr = '';
-	child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-	const url = await new Promise<string>((resolve, reject) => {
-		let stdout = '';
-		child.stdout?.on('data', (chunk: Buffer) => {
-			stdout += chunk.toString();
-			if (stdout.includes('\n')) resolve(stdout.split('\n')[0].trim());
-		});
-		child.once('exit', (code) => reject(new Error(`reference server exited with ${code}: ${stderr}`)));
-	});
+	const { url, child } = await spawnServer(['--port', '0', '--catalog', catalogFile, '--concurrency', '1', '--max-queued', '200000', '--max-jobs', '200000', ...extra]);
 	return { url, child, startMs: Number(process.hrtime.bigint() - started) / 1e6 };
 }
 

@@ -29,6 +29,22 @@ export interface ServerProcessOptions {
 
 const SERVER_MAIN = join(__dirname, '..', '..', 'server', 'main.js');
 
+/** Starts `server/main.js` with these CLI arguments; resolves with the base URL it prints first on stdout. */
+export async function spawnServer(cliArgs: string[]): Promise<{ url: string; child: ChildProcess }> {
+	const child = spawn(process.execPath, [SERVER_MAIN, ...cliArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
+	let stderr = '';
+	child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+	const url = await new Promise<string>((resolve, reject) => {
+		let stdout = '';
+		child.stdout?.on('data', (chunk: Buffer) => {
+			stdout += chunk.toString();
+			if (stdout.includes('\n')) resolve(stdout.split('\n')[0].trim());
+		});
+		child.once('exit', (code) => reject(new Error(`reference server exited with ${code}: ${stderr}`)));
+	});
+	return { url, child };
+}
+
 export async function startServerProcess(options: ServerProcessOptions): Promise<ServerProcess> {
 	const directory = mkdtempSync(join(tmpdir(), 'job-execution-bench-'));
 	const catalogFile = join(directory, 'catalog.json');
@@ -43,18 +59,7 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
 		'--step-ms', String(options.stepMs ?? 1000),
 	];
 	if (options.nativeToken !== false) args.push('--native-token', NATIVE_TOKEN);
-	const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-	let stderr = '';
-	child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-	const url = await new Promise<string>((resolve, reject) => {
-		let stdout = '';
-		child.stdout?.on('data', (chunk: Buffer) => {
-			stdout += chunk.toString();
-			const line = stdout.split('\n')[0];
-			if (stdout.includes('\n')) resolve(line.trim());
-		});
-		child.once('exit', (code) => reject(new Error(`reference server exited with ${code}: ${stderr}`)));
-	});
+	const { url, child } = await spawnServer(args.slice(1));
 	return {
 		url,
 		pid: child.pid as number,
