@@ -12,7 +12,7 @@ import type { Log } from './install';
 import { freePort } from './n8n';
 import type { N8nInstance } from './n8n';
 import type { ServiceAccess } from './workspace';
-import { importIntoN8n, installPackage, packProject, serviceCredentials } from './workspace';
+import { importIntoN8n, installPackedProject, serviceCredentials } from './workspace';
 
 export interface SessionOptions {
 	hostVersion: string;
@@ -54,7 +54,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
 	};
 
 	log('loading the package into n8n as a community package (npm pack, unpacked under .n8n/nodes)');
-	installPackage(packProject(), options.userFolder);
+	installPackedProject(options.userFolder);
 
 	const nativeToken = randomBytes(18).toString('base64url');
 	const server = await startReferenceServer({
