@@ -14,7 +14,7 @@ export class JobExecution implements INodeType {
 		group: ['transform'],
 		version: 1,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
-		description: 'Submit data-processing jobs, wait for them and read their status',
+		description: 'Submit data-processing jobs to the Job Execution Service, wait for them to end and read their status',
 		defaults: { name: 'Job Execution' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],

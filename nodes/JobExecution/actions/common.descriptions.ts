@@ -16,7 +16,7 @@ export const flowFileNameField: INodeProperties = {
 	type: 'string',
 	default: '',
 	required: true,
-	placeholder: '/Shared/Flows/sales.flow',
+	placeholder: 'e.g. /Shared/Flows/sales.flow',
 	description: 'Fully qualified path of the flow file',
 };
 

@@ -18,6 +18,13 @@ export const DEFAULT_CONCURRENCY = 1;
 export const MAX_CONCURRENCY = 20;
 
 const properties: INodeProperties[] = [
+	{
+		displayName:
+			'The credential picks the interface: with a Job Execution API credential the job goes to the native REST API and needs the Flow File Path; with a Job Execution Relay API credential it goes through the relay and needs the Flow ID',
+		name: 'interfaceNotice',
+		type: 'notice',
+		default: '',
+	},
 	{ ...flowFileNameField, displayOptions: { show: { '/authentication': [NATIVE_CREDENTIAL] } } },
 	{
 		displayName: 'Flow ID',
@@ -35,7 +42,7 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		required: true,
-		placeholder: 'default',
+		placeholder: 'e.g. default',
 		description: 'Name of the run profile to execute',
 	},
 	{
