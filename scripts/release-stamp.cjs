@@ -3,7 +3,7 @@
 // with .npmrc's ignore-scripts because publishConfig turns scripts back on) refuses when the tree differs.
 'use strict';
 const { createHash } = require('crypto');
-const { existsSync, readdirSync, readFileSync, statSync, writeFileSync } = require('fs');
+const { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } = require('fs');
 const { join, relative, sep } = require('path');
 
 const root = join(__dirname, '..');
@@ -33,6 +33,10 @@ function writeStamp(testsPassed) {
 	writeFileSync(STAMP, JSON.stringify({ tree: treeHash(), testsPassed, at: new Date().toISOString() }, null, 2) + '\n');
 }
 
+function removeStamp() {
+	rmSync(STAMP, { force: true });
+}
+
 // Returns the reason to refuse, or null when the current tree is the one a full test run passed.
 function refusal() {
 	if (!existsSync(STAMP)) return 'no passing `npm test` run is recorded for this build (dist/.release-stamp.json is missing)';
@@ -50,4 +54,4 @@ if (require.main === module) {
 	process.stderr.write('Publish guard: this exact tree passed the full `npm test`.\n');
 }
 
-module.exports = { refusal, treeHash, writeStamp };
+module.exports = { refusal, removeStamp, treeHash, writeStamp };
