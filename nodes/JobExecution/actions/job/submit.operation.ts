@@ -20,7 +20,7 @@ export const MAX_CONCURRENCY = 20;
 const properties: INodeProperties[] = [
 	{
 		displayName:
-			'The credential picks the interface: with a Job Execution API credential the job goes to the native REST API and needs the Flow File Path; with a Job Execution Relay API credential it goes through the relay and needs the Flow ID',
+			'The credential picks the interface: a Job Execution API credential submits over the native REST API and asks for a Flow File Path; a Job Execution Relay API credential submits through the relay and asks for a Flow ID',
 		name: 'interfaceNotice',
 		type: 'notice',
 		default: '',
