@@ -1,12 +1,17 @@
-/** @type {import('jest').Config} */
+/** @type {import('jest').Config} The default tier (`npm test`): unit, server and node tests; fast on every change. */
 module.exports = {
 	testEnvironment: 'node',
 	roots: ['<rootDir>/test'],
-	testMatch: ['**/*.test.ts'],
+	testMatch: ['<rootDir>/test/**/*.test.ts'],
+	// Soak tests (`npm run test:soak`) and e2e (`npm run test:e2e`) have their own configs.
+	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/soak/', '\\.soak\\.test\\.ts$'],
 	setupFiles: ['<rootDir>/test/setup.ts'],
 	// Type errors are caught by `npm run typecheck`; tests only transpile, which keeps them fast.
 	transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
 	testTimeout: 30000,
+	// One worker per core (jest's default keeps one core free, which on a 2-core machine runs every file in a row):
+	// most node and server tests wait on sockets and timers, so two files side by side take less time.
+	maxWorkers: '100%',
 	// A complete green run records the tree it tested; `npm publish` refuses any other (scripts/release-stamp.cjs).
 	reporters: ['default', '<rootDir>/scripts/jest-release-stamp.cjs'],
 };

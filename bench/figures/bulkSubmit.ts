@@ -7,14 +7,14 @@ import { Agent } from 'http';
 
 import type { AxiosInstance } from 'axios';
 
-import { runActionNode } from '../../test/harness/engine';
-import { credentialsFor } from '../../test/harness/fixtures';
+import { runActionNode } from '../../testkit/engine';
+import { credentialsFor } from '../../testkit/fixtures';
 import { BENCH_CATALOG, INSTANT_FLOW } from '../lib/catalog';
 import type { Figure } from '../lib/figure';
 import { verdict } from '../lib/figure';
 import { PLAIN_NODE_TYPE } from '../lib/plainRequestNode';
 import { rawClient } from '../lib/rawClient';
-import { startRecordingFront } from '../../test/harness/recordingFront';
+import { startRecordingFront } from '../../testkit/recordingFront';
 import { startServerProcess } from '../lib/serverProcess';
 import { formatMs, interleavedRounds, median, medianRatio } from '../lib/stats';
 

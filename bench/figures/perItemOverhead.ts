@@ -8,8 +8,8 @@ import { Agent } from 'http';
 
 import type { AxiosInstance } from 'axios';
 
-import { runActionNode } from '../../test/harness/engine';
-import { credentialsFor } from '../../test/harness/fixtures';
+import { runActionNode } from '../../testkit/engine';
+import { credentialsFor } from '../../testkit/fixtures';
 import { INSTANT_FLOW, BENCH_CATALOG } from '../lib/catalog';
 import type { Figure } from '../lib/figure';
 import { verdict } from '../lib/figure';

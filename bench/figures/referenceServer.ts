@@ -5,7 +5,7 @@
 import autocannon from 'autocannon';
 
 import { CatalogIndex, JobStore, ManualClock } from '../../server';
-import { NATIVE_TOKEN } from '../../test/harness/fixtures';
+import { NATIVE_TOKEN } from '../../testkit/fixtures';
 import { BENCH_CATALOG, INSTANT_FLOW } from '../lib/catalog';
 import type { Figure } from '../lib/figure';
 import { verdict } from '../lib/figure';

@@ -4,13 +4,13 @@
  */
 import { computeEvents, jobsToReadIndividually, loadState } from '../../nodes/JobExecutionTrigger/jobStatusTracker';
 import type { JobSnapshot, TrackerOptions, TrackerState } from '../../nodes/JobExecutionTrigger/jobStatusTracker';
-import { credentialsFor } from '../../test/harness/fixtures';
-import { createPoller } from '../../test/harness/poller';
+import { credentialsFor } from '../../testkit/fixtures';
+import { createPoller } from '../../testkit/poller';
 import { BENCH_CATALOG, HOUR_FLOW, INSTANT_FLOW } from '../lib/catalog';
 import type { Figure } from '../lib/figure';
 import { verdict } from '../lib/figure';
 import { rawClient, submitJobs } from '../lib/rawClient';
-import { startRecordingFront } from '../../test/harness/recordingFront';
+import { startRecordingFront } from '../../testkit/recordingFront';
 import { startServerProcess } from '../lib/serverProcess';
 import { formatBytes, median, medianRatio, timeSyncMs } from '../lib/stats';
 

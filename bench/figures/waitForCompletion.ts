@@ -9,14 +9,14 @@ import { Agent } from 'http';
 
 import type { IDataObject } from 'n8n-workflow';
 
-import { runActionNode } from '../../test/harness/engine';
-import { credentialsFor } from '../../test/harness/fixtures';
+import { runActionNode } from '../../testkit/engine';
+import { credentialsFor } from '../../testkit/fixtures';
 import { BENCH_CATALOG, THIRTY_SECONDS_AND_A_BIT_FLOW, THIRTY_SECONDS_FLOW } from '../lib/catalog';
 import type { Figure } from '../lib/figure';
 import { verdict } from '../lib/figure';
 import { rawClient, submitJobs } from '../lib/rawClient';
-import type { RecordedRequest } from '../../test/harness/recordingFront';
-import { startRecordingFront } from '../../test/harness/recordingFront';
+import type { RecordedRequest } from '../../testkit/recordingFront';
+import { startRecordingFront } from '../../testkit/recordingFront';
 import { startServerProcess } from '../lib/serverProcess';
 import { median } from '../lib/stats';
 

@@ -6,7 +6,7 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
-import { nodeClasses } from '../../test/harness/engine';
+import { nodeClasses } from '../../testkit/engine';
 
 export const PLAIN_NODE_TYPE = 'bench.plainRequest';
 

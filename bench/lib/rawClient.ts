@@ -2,7 +2,7 @@
 import axios from 'axios';
 import type { AxiosInstance } from 'axios';
 
-import { NATIVE_TOKEN } from '../../test/harness/fixtures';
+import { NATIVE_TOKEN } from '../../testkit/fixtures';
 
 export function rawClient(url: string): AxiosInstance {
 	return axios.create({ baseURL: url, headers: { Authorization: `Bearer ${NATIVE_TOKEN}` } });

@@ -9,7 +9,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 
 import type { Catalog } from '../../server';
-import { NATIVE_TOKEN, RELAY_KEY, USER_KEY } from '../../test/harness/fixtures';
+import { NATIVE_TOKEN, RELAY_KEY, USER_KEY } from '../../testkit/fixtures';
 
 export interface ServerProcess {
 	url: string;

@@ -1,7 +1,7 @@
 import { NodeConnectionTypes } from 'n8n-workflow';
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
-import { authenticationField, credentialsDescription } from './actions/common.descriptions';
+import { authenticationField, credentialsDescription } from '../shared/descriptions';
 import * as flow from './actions/flow/Flow.resource';
 import * as job from './actions/job/Job.resource';
 import { router } from './actions/router';

@@ -13,12 +13,22 @@ import {
 	JOB_STATUS_OPTIONS,
 	jobFilterFields,
 	parseLogField,
-} from '../JobExecution/actions/common.descriptions';
-import { asJobArray, formatJob } from '../JobExecution/helpers/jobOutput';
-import { settle } from '../JobExecution/helpers/settle';
-import type { CredentialType, ResolvedConnection } from '../JobExecution/transport';
-import { apiRequest, getConnection, jobsPath } from '../JobExecution/transport';
-import { computeEvents, jobsToReadIndividually, loadState, normalizeStatus, toMillis } from './jobStatusTracker';
+} from '../shared/descriptions';
+import { asJobArray, formatJob, isJobObject } from '../shared/jobOutput';
+import { settle } from '../shared/settle';
+import type { CredentialType, ResolvedConnection } from '../shared/transport';
+import { apiRequest, getConnection, jobIdProblem, listCall, readJobCall, transportTiming } from '../shared/transport';
+import { readableJobId } from '../shared/jobVocabulary';
+import {
+	computeEvents,
+	emissionFilter,
+	jobsToReadIndividually,
+	loadState,
+	MAX_LISTED_JOBS,
+	MAX_OPEN_JOBS,
+	normalizeStatus,
+	toMillis,
+} from './jobStatusTracker';
 import type { JobEvent, JobSnapshot, TrackerOptions } from './jobStatusTracker';
 
 /** Individual reads of tracked jobs that fell off both capped lists, per poll; the rest wait for the next poll. */
@@ -115,40 +125,67 @@ export class JobExecutionTrigger implements INodeType {
 		const tracker = trackerOptions(this);
 		const options = (this.getNodeParameter('options', {}) as IDataObject) ?? {};
 		const maxReads = readMaxReads(this, options);
+		// Whatever the service does, a poll ends by this deadline (every request of it included).
+		const startedAt = Date.now();
+		const deadline = startedAt + transportTiming.callMs;
 		// Active first, history second: a job ending in between shows up twice (never zero times).
-		const active = await listJobs(this, connection, 'active');
-		const history = await listJobs(this, connection, 'history');
+		const active = await listJobs(this, connection, 'active', { deadline, startedAt });
+		const history = await listJobs(this, connection, 'history', { deadline, startedAt });
 
-		if (this.getMode() === 'manual') return [testEvent(this, tracker, active, history, options)];
+		if (this.getMode() === 'manual') return [testEvent(this, tracker, active.jobs, history.jobs, options)];
 
 		const staticData = this.getWorkflowStaticData('node');
 		const state = loadState(staticData.tracker);
 		const budgetMs = typeof this.getPollBudgetMs === 'function' ? this.getPollBudgetMs() : BUDGET_WITHOUT_ENGINE_MS;
-		const budgetEnds = Date.now() + budgetMs * BUDGET_SHARE;
-		const individual: JobSnapshot[] = [];
-		const notFound: string[] = [];
-		for (const id of jobsToReadIndividually(state, active, history, maxReads)) {
-			if (Date.now() > budgetEnds) break;
-			const read = await settle(apiRequest.call(this, connection, { method: 'GET', path: jobsPath(id) }));
-			if (read.ok) {
-				const job = asSnapshot(read.value.body);
-				if (job) individual.push(job);
-				continue;
-			}
-			// The service answers 400 for an unknown job; the tracker forgets a job only after repeated misses.
-			if ((read.error as { httpCode?: string }).httpCode === '400') {
-				notFound.push(id);
-				continue;
-			}
-			throw read.error;
-		}
+		const readsEnd = Math.min(deadline, Date.now() + budgetMs * BUDGET_SHARE);
+		const ids = jobsToReadIndividually(state, active.jobs, history.jobs, maxReads);
+		const { individual, notFound } = await readIndividually(this, connection, ids, readsEnd);
 
-		const { events, state: next } = computeEvents(state, { active, history, individual, notFound }, tracker);
+		const observation = { active: active.jobs, history: history.jobs, individual, notFound };
+		const { events, state: next, stats } = computeEvents(state, observation, tracker);
 		// Stored only now: a poll that failed above leaves the previous state, so nothing is lost or repeated.
 		staticData.tracker = next as unknown as IDataObject;
+		logSkipped(this, active.dropped + history.dropped + stats.unreadable, stats.overflow, stats.forgotten);
 		if (events.length === 0) return null;
 		return [events.map((event) => ({ json: eventJson(event, options) }))];
 	}
+}
+
+/** Tracked jobs on neither list, one by one, until `readsEnd`; the rest wait for the next poll. */
+async function readIndividually(
+	context: IPollFunctions,
+	connection: ResolvedConnection,
+	ids: string[],
+	readsEnd: number,
+): Promise<{ individual: JobSnapshot[]; notFound: string[] }> {
+	const individual: JobSnapshot[] = [];
+	const notFound: string[] = [];
+	for (const id of ids) {
+		if (Date.now() >= readsEnd) break;
+		// The tracker keeps only readable ids; a state stored before that rule may still hold others.
+		if (jobIdProblem(id) !== null) continue;
+		const read = await settle(apiRequest.call(context, connection, readJobCall(id), { deadline: readsEnd }));
+		if (read.ok) {
+			if (isJobObject(read.value.body)) individual.push(read.value.body as JobSnapshot);
+			continue;
+		}
+		// The service answers 400 for an unknown job; the tracker forgets a job only after repeated misses. A read
+		// that used up the poll's time counts as a miss too, so that job goes to the back of the rotation.
+		const httpCode = (read.error as { httpCode?: string }).httpCode;
+		if (httpCode !== '400' && httpCode !== 'DEADLINE') throw read.error;
+		notFound.push(id);
+		if (httpCode === 'DEADLINE') break;
+	}
+	return { individual, notFound };
+}
+
+/** One line per poll in n8n's log for what the trigger had to leave aside; nothing when all was readable. */
+function logSkipped(context: IPollFunctions, unreadable: number, overflow: number, forgotten: number): void {
+	const parts: string[] = [];
+	if (unreadable > 0) parts.push(`skipped ${unreadable} listed job(s) without a usable ID`);
+	if (overflow > 0) parts.push(`read only the first ${MAX_LISTED_JOBS} jobs of a list, leaving ${overflow}`);
+	if (forgotten > 0) parts.push(`forgot ${forgotten} unfinished job(s) past the ${MAX_OPEN_JOBS} it tracks`);
+	if (parts.length > 0) context.logger.warn(`Job Execution Trigger: unusual job lists: ${parts.join('; ')}`);
 }
 
 const STATUSES = JOB_STATUS_OPTIONS.map((option) => option.value);
@@ -196,18 +233,14 @@ async function listJobs(
 	context: IPollFunctions,
 	connection: ResolvedConnection,
 	filter: 'active' | 'history',
-): Promise<JobSnapshot[]> {
-	const { body } = await apiRequest.call(context, connection, { method: 'GET', path: jobsPath(), query: { filter } });
+	bound: { deadline: number; startedAt: number },
+): Promise<{ jobs: JobSnapshot[]; dropped: number }> {
+	const { body } = await apiRequest.call(context, connection, listCall(filter), bound);
 	const jobs = asJobArray(body);
 	if (!jobs) throw new NodeOperationError(context.getNode(), `The service answered the ${filter} job list with no list`);
-	return jobs.map(asSnapshot).filter((job): job is JobSnapshot => job !== undefined);
-}
-
-function asSnapshot(value: unknown): JobSnapshot | undefined {
-	if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
-	const job = value as IDataObject;
-	if (typeof job.id !== 'string' || job.id === '') return undefined;
-	return { ...job, id: job.id, executionStatus: String(job.executionStatus ?? '') };
+	// Entries that are not objects are dropped by asJobArray; the tracker counts and skips the other unreadable ones.
+	const listed = Array.isArray(body) ? body.length : jobs.length;
+	return { jobs: jobs as JobSnapshot[], dropped: listed - jobs.length };
 }
 
 function eventJson(event: JobEvent, options: IDataObject): IDataObject {
@@ -228,12 +261,8 @@ function testEvent(
 	options: IDataObject,
 ): INodeExecutionData[] {
 	const watch = tracker.watch;
-	const matching = [...active, ...history].filter(
-		(job) =>
-			(watch === 'anyChange' || watch.includes(normalizeStatus(job.executionStatus))) &&
-			(!tracker.flowName || job.flowName === tracker.flowName) &&
-			(!tracker.runProfileName || job.runProfileName === tracker.runProfileName),
-	);
+	const matches = emissionFilter(tracker);
+	const matching = [...active, ...history].filter((job) => readableJobId(job) !== null && matches({ job }));
 	const latest = matching.sort((a, b) => recency(b) - recency(a))[0];
 	if (!latest) {
 		const statuses = watch === 'anyChange' ? 'any status' : watch.join(', ') || 'no status';

@@ -23,6 +23,8 @@
  *   ranked between QUEUED and RUNNING. Status never moves backwards (regressions are ignored).
  */
 
+import { jobFilterMatcher, normalizeStatus, readableJobId, toMillis } from '../shared/jobVocabulary';
+
 /** A job as the server returns it; only `id` and `executionStatus` are relied on. */
 export type JobSnapshot = Record<string, unknown> & { id: string; executionStatus: string };
 
@@ -46,6 +48,10 @@ export interface OpenEntry {
 	seen: number;
 	/** Consecutive individual reads that returned "unknown job"; absent when 0. */
 	misses?: number;
+	/** First seen unfinished with a start older than the horizon: an ending older than the horizon fires nothing. */
+	old?: true;
+	/** Its status is unknown and came with an end time (ranked past RUNNING, before the known terminal ones). */
+	ended?: true;
 }
 
 export interface TrackerState {
@@ -86,21 +92,20 @@ export interface JobEvent {
 	skippedStatuses: string[];
 }
 
+/** What the node reads after a poll, to log it; `open`, `done`, `evicted` and `ignoredOld` also serve the tests. */
 export interface PollStats {
-	/** Distinct jobs in the observation. */
-	observed: number;
-	newJobs: number;
-	statusChanges: number;
-	/** Events that passed the watch and filters. */
-	emitted: number;
 	/** Terminal jobs not tracked and ending at or before the horizon. */
 	ignoredOld: number;
-	/** Open jobs forgotten after 3 consecutive "unknown job" reads. */
-	dropped: number;
 	/** Terminal ids evicted from the window. */
 	evicted: number;
 	open: number;
 	done: number;
+	/** Listed entries the tracker cannot follow (no usable id, not an object): skipped. */
+	unreadable: number;
+	/** Listed entries past MAX_LISTED_JOBS of their list: not read. */
+	overflow: number;
+	/** Unfinished jobs forgotten because more than MAX_OPEN_JOBS were tracked. */
+	forgotten: number;
 }
 
 export const STATE_VERSION = 1;
@@ -108,12 +113,17 @@ export const STATE_VERSION = 1;
 export const DEFAULT_TERMINAL_WINDOW = 800;
 /** Consecutive "unknown job" reads before an open job is forgotten (one 400 may be a server error). */
 export const MAX_MISSES = 3;
-export const TERMINAL_STATUSES = ['CANCELLED', 'ERROR', 'COMPLETED'];
+/** The service lists at most 100 jobs; a list longer than this is read only this far. */
+export const MAX_LISTED_JOBS = 500;
+/** Unfinished jobs tracked at most; past it the least recently seen are forgotten (bounded state). */
+export const MAX_OPEN_JOBS = 1000;
 
 const RANK_QUEUED = 0;
 const RANK_UNKNOWN_ACTIVE = 1;
 const RANK_RUNNING = 2;
-const RANK_TERMINAL = 3;
+/** An unknown status with an end time: past RUNNING, yet a known terminal status may still follow and fires. */
+const RANK_UNKNOWN_ENDED = 3;
+const RANK_TERMINAL = 4;
 const KNOWN_RANKS: Record<string, number> = {
 	QUEUED: RANK_QUEUED,
 	RUNNING: RANK_RUNNING,
@@ -139,28 +149,52 @@ export function loadState(raw: unknown): TrackerState {
 	if (!isObject(raw) || raw.version !== STATE_VERSION || !isObject(raw.open) || !Array.isArray(raw.done)) {
 		return emptyState();
 	}
-	const open: Record<string, OpenEntry> = {};
-	for (const [id, entry] of Object.entries(raw.open)) {
-		if (!isObject(entry) || typeof entry.status !== 'string' || !isValidId(id)) continue;
-		const seen = typeof entry.seen === 'number' && Number.isFinite(entry.seen) ? entry.seen : 0;
-		const misses = typeof entry.misses === 'number' && entry.misses > 0 ? Math.floor(entry.misses) : 0;
-		open[id] = misses > 0 ? { status: entry.status, seen, misses } : { status: entry.status, seen };
-	}
-	const done: Array<[string, number | null]> = [];
-	for (const entry of raw.done as unknown[]) {
-		if (!Array.isArray(entry) || typeof entry[0] !== 'string' || !isValidId(entry[0])) continue;
-		const endTime: unknown = entry[1];
-		done.push([entry[0], typeof endTime === 'number' && Number.isFinite(endTime) ? endTime : null]);
-	}
-	done.sort(oldestFirst);
 	return {
 		version: STATE_VERSION,
 		initialized: raw.initialized === true,
-		seq: typeof raw.seq === 'number' && Number.isFinite(raw.seq) ? raw.seq : 0,
-		open,
-		done,
+		seq: finiteOr(raw.seq, 0),
+		open: loadOpen(raw.open),
+		done: loadDone(raw.done as unknown[]),
 		horizon: typeof raw.horizon === 'number' && Number.isFinite(raw.horizon) ? raw.horizon : null,
 	};
+}
+
+function loadOpen(raw: Record<string, unknown>): Record<string, OpenEntry> {
+	const open: Record<string, OpenEntry> = {};
+	for (const [id, entry] of Object.entries(raw)) {
+		if (!isObject(entry) || typeof entry.status !== 'string' || readableJobId({ id }) === null) continue;
+		const misses = typeof entry.misses === 'number' && entry.misses > 0 ? Math.floor(entry.misses) : 0;
+		open[id] = openEntry(entry.status, finiteOr(entry.seen, 0), { old: entry.old === true, ended: entry.ended === true, misses });
+	}
+	return open;
+}
+
+function loadDone(raw: unknown[]): Array<[string, number | null]> {
+	const done: Array<[string, number | null]> = [];
+	for (const entry of raw) {
+		if (!Array.isArray(entry) || typeof entry[0] !== 'string' || readableJobId({ id: entry[0] }) === null) continue;
+		const endTime: unknown = entry[1];
+		done.push([entry[0], typeof endTime === 'number' && Number.isFinite(endTime) ? endTime : null]);
+	}
+	return done.sort(oldestFirst);
+}
+
+/** An open entry with only the fields that carry something (the stored JSON stays small). */
+function openEntry(status: string, seen: number, flags: { old?: boolean; ended?: boolean; misses?: number } = {}): OpenEntry {
+	const entry: OpenEntry = { status, seen };
+	if (flags.misses) entry.misses = flags.misses;
+	if (flags.old) entry.old = true;
+	if (flags.ended) entry.ended = true;
+	return entry;
+}
+
+/** The rank of what an open entry last recorded. */
+function entryRank(entry: OpenEntry): number {
+	return entry.ended ? Math.max(RANK_UNKNOWN_ENDED, rankOf(entry.status, null)) : rankOf(entry.status, null);
+}
+
+function finiteOr(value: unknown, fallback: number): number {
+	return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
 }
 
 /**
@@ -177,7 +211,7 @@ export function jobsToReadIndividually(
 	if (!(limit > 0)) return [];
 	const listed = new Set<string>();
 	for (const job of [...(active ?? []), ...(history ?? [])]) {
-		const id = jobId(job);
+		const id = readableJobId(job);
 		if (id !== null) listed.add(id);
 	}
 	return Object.entries(state.open)
@@ -187,184 +221,209 @@ export function jobsToReadIndividually(
 		.map(([id]) => id);
 }
 
+/** One poll's working copy: Maps are cheap to change; the stored objects are rebuilt once at the end. */
+interface PollWork {
+	state: TrackerState;
+	seq: number;
+	open: Map<string, OpenEntry>;
+	finished: Map<string, number | null>;
+	doneIds: Set<string>;
+	events: Array<{ event: JobEvent; key: number }>;
+	matches: (seen: SeenJob) => boolean;
+	stats: PollStats;
+}
+
 /**
- * Decides the events of one poll and the state to store after it. Never mutates its inputs: when the
- * poll fails later, the previous state is still intact.
+ * Decides the events of one poll and the state to store after it, in steps: merge what the poll read, apply each
+ * sighting, count misses, then bound the state (the terminal window, the open cap). Never mutates its inputs: when
+ * the poll fails later, the previous state is still intact.
  */
 export function computeEvents(
 	state: TrackerState,
 	observation: Partial<Observation>,
 	options: TrackerOptions,
 ): { events: JobEvent[]; state: TrackerState; stats: PollStats } {
-	const matches = emissionFilter(options);
-	const window = Math.max(1, Math.floor(options.terminalWindow ?? DEFAULT_TERMINAL_WINDOW) || DEFAULT_TERMINAL_WINDOW);
-	const merged = mergeObservation(observation);
-	const seq = state.seq + 1;
-	// Work on copies held in Maps (cheap to change); the stored objects are rebuilt once at the end.
-	const open = new Map<string, OpenEntry>(Object.entries(state.open));
-	const finished = new Map<string, number | null>();
-	const doneIds = new Set(state.done.map(([id]) => id));
-	const stats: PollStats = {
-		observed: merged.size,
-		newJobs: 0,
-		statusChanges: 0,
-		emitted: 0,
-		ignoredOld: 0,
-		dropped: 0,
-		evicted: 0,
-		open: 0,
-		done: 0,
+	const { merged, unreadable, overflow } = mergeObservation(observation);
+	const work: PollWork = {
+		state,
+		seq: state.seq + 1,
+		open: new Map<string, OpenEntry>(Object.entries(state.open)),
+		finished: new Map<string, number | null>(),
+		doneIds: new Set(state.done.map(([id]) => id)),
+		events: [],
+		matches: emissionFilter(options),
+		stats: { ignoredOld: 0, evicted: 0, open: 0, done: 0, unreadable, overflow, forgotten: 0 },
 	};
-	const events: Array<{ event: JobEvent; key: number }> = [];
-	const emit = (seen: SeenJob, event: JobEvent['event'], previousStatus: string | null, skipped: string[]) => {
-		if (!matches(seen)) return;
-		stats.emitted++;
-		events.push({
-			event: { job: seen.job, event, status: seen.status, previousStatus, skippedStatuses: skipped },
-			key: seen.orderKey,
-		});
+	for (const [id, seen] of merged) applySighting(work, id, seen, options);
+	countMisses(work, observation.notFound ?? [], merged);
+	const { done, horizon } = boundWindow(work, options);
+	capOpen(work);
+	work.stats.open = work.open.size;
+	work.stats.done = done.length;
+	work.events.sort((a, b) => a.key - b.key || compareStrings(a.event.job.id, b.event.job.id));
+	return {
+		events: work.events.map((e) => e.event),
+		state: { version: STATE_VERSION, initialized: true, seq: work.seq, open: Object.fromEntries(work.open), done, horizon },
+		stats: work.stats,
 	};
-	const record = (id: string, seen: SeenJob) => {
-		if (seen.rank === RANK_TERMINAL) {
-			open.delete(id);
-			finished.set(id, seen.endTime);
-		} else {
-			open.set(id, { status: seen.status, seen: seq });
-		}
-	};
+}
 
-	for (const [id, seen] of merged) {
-		if (!state.initialized) {
-			record(id, seen);
-			if (options.startFrom === 'existing') emit(seen, 'newJob', null, []);
-			continue;
-		}
-		const tracked = open.get(id);
-		if (tracked !== undefined) {
-			const previousRank = rankOf(tracked.status, null);
-			if (seen.rank > previousRank) {
-				stats.statusChanges++;
-				record(id, seen);
-				emit(seen, 'statusChanged', tracked.status, skippedBetween(previousRank, seen.rank));
-			} else {
-				// Same status or a regression: keep the furthest status, but the job is alive and was seen.
-				open.set(id, { status: tracked.status, seen: seq });
-			}
-			continue;
-		}
-		if (doneIds.has(id)) continue;
-		if (seen.rank === RANK_TERMINAL && state.horizon !== null && seen.endTime !== null && seen.endTime <= state.horizon) {
-			stats.ignoredOld++;
-			continue;
-		}
-		stats.newJobs++;
-		record(id, seen);
-		emit(seen, 'newJob', null, []);
+function emit(work: PollWork, seen: SeenJob, event: JobEvent['event'], previousStatus: string | null, skipped: string[]): void {
+	if (!work.matches(seen)) return;
+	work.events.push({ event: { job: seen.job, event, status: seen.status, previousStatus, skippedStatuses: skipped }, key: seen.orderKey });
+}
+
+function record(work: PollWork, id: string, seen: SeenJob, old: boolean): void {
+	if (seen.rank === RANK_TERMINAL) {
+		work.open.delete(id);
+		work.finished.set(id, seen.endTime);
+	} else {
+		work.open.set(id, openEntry(seen.status, work.seq, { old, ended: seen.rank === RANK_UNKNOWN_ENDED }));
 	}
+}
 
-	for (const rawId of observation.notFound ?? []) {
+/** Ended at or before the horizon: older than every finished job the window still remembers. */
+function endedBeforeWindow(work: PollWork, seen: SeenJob): boolean {
+	const { horizon } = work.state;
+	return seen.rank >= RANK_UNKNOWN_ENDED && horizon !== null && seen.endTime !== null && seen.endTime <= horizon;
+}
+
+/** An unfinished job first seen with a start older than the horizon may be a finished job come back. */
+function startedBeforeWindow(work: PollWork, seen: SeenJob): boolean {
+	const { horizon } = work.state;
+	return seen.rank < RANK_UNKNOWN_ENDED && horizon !== null && seen.startTime !== null && seen.startTime <= horizon;
+}
+
+function applySighting(work: PollWork, id: string, seen: SeenJob, options: TrackerOptions): void {
+	if (!work.state.initialized) {
+		record(work, id, seen, false);
+		if (options.startFrom === 'existing') emit(work, seen, 'newJob', null, []);
+		return;
+	}
+	const tracked = work.open.get(id);
+	if (tracked !== undefined) {
+		const previousRank = entryRank(tracked);
+		if (seen.rank <= previousRank) {
+			// Same status or a regression: keep the furthest status, but the job is alive and was seen.
+			work.open.set(id, openEntry(tracked.status, work.seq, { old: tracked.old, ended: tracked.ended }));
+			return;
+		}
+		record(work, id, seen, tracked.old === true);
+		// A finished job forgotten long ago that came back: its old ending is not news.
+		if (tracked.old && endedBeforeWindow(work, seen)) return;
+		emit(work, seen, 'statusChanged', tracked.status, skippedBetween(previousRank, seen.rank));
+		return;
+	}
+	if (work.doneIds.has(id)) return;
+	if (endedBeforeWindow(work, seen)) {
+		work.stats.ignoredOld++;
+		return;
+	}
+	record(work, id, seen, startedBeforeWindow(work, seen));
+	emit(work, seen, 'newJob', null, []);
+}
+
+function countMisses(work: PollWork, notFound: unknown[], merged: Map<string, SeenJob>): void {
+	for (const rawId of notFound) {
 		const id = String(rawId);
-		const tracked = open.get(id);
+		const tracked = work.open.get(id);
 		// A job observed anywhere in this poll exists whatever its individual read said.
 		if (tracked === undefined || merged.has(id)) continue;
 		const misses = (tracked.misses ?? 0) + 1;
-		if (misses >= MAX_MISSES) {
-			open.delete(id);
-			stats.dropped++;
-		} else {
-			open.set(id, { status: tracked.status, seen: seq, misses });
-		}
+		if (misses >= MAX_MISSES) work.open.delete(id);
+		else work.open.set(id, { ...tracked, seen: work.seq, misses });
 	}
+}
 
-	// The window: keep the `window` latest end times. Stored oldest first, so the sort is nearly linear.
-	let done = state.done;
-	let horizon = state.horizon;
-	if (finished.size > 0 || done.length > window) {
-		done = done.concat([...finished]).sort(oldestFirst);
-		const cut = Math.max(0, done.length - window);
-		for (let i = 0; i < cut; i++) {
-			const endTime = done[i][1];
-			if (endTime !== null && (horizon === null || endTime > horizon)) horizon = endTime;
-		}
-		stats.evicted = cut;
-		done = done.slice(cut);
+/** The window: keep the `terminalWindow` latest end times. Stored oldest first, so the sort is nearly linear. */
+function boundWindow(work: PollWork, options: TrackerOptions): { done: Array<[string, number | null]>; horizon: number | null } {
+	const window = Math.max(1, Math.floor(options.terminalWindow ?? DEFAULT_TERMINAL_WINDOW) || DEFAULT_TERMINAL_WINDOW);
+	let { done, horizon } = work.state;
+	if (work.finished.size === 0 && done.length <= window) return { done, horizon };
+	done = done.concat([...work.finished]).sort(oldestFirst);
+	const cut = Math.max(0, done.length - window);
+	for (let i = 0; i < cut; i++) {
+		const endTime = done[i][1];
+		if (endTime !== null && (horizon === null || endTime > horizon)) horizon = endTime;
 	}
-
-	stats.open = open.size;
-	stats.done = done.length;
-	events.sort((a, b) => a.key - b.key || compareStrings(a.event.job.id, b.event.job.id));
-	return {
-		events: events.map((e) => e.event),
-		state: { version: STATE_VERSION, initialized: true, seq, open: Object.fromEntries(open), done, horizon },
-		stats,
-	};
+	work.stats.evicted = cut;
+	return { done: done.slice(cut), horizon };
 }
 
-/** Converts a timestamp to ms: numbers (or numeric strings) below 1e12 are taken as seconds. */
-export function toMillis(value: unknown): number | null {
-	const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
-	if (!Number.isFinite(n)) return null;
-	return Math.abs(n) < 1e12 ? n * 1000 : n;
+/** At most MAX_OPEN_JOBS unfinished jobs: the least recently seen go (one that comes back counts as new). */
+function capOpen(work: PollWork): void {
+	const excess = work.open.size - MAX_OPEN_JOBS;
+	if (excess <= 0) return;
+	const oldest = [...work.open].sort(([idA, a], [idB, b]) => a.seen - b.seen || compareStrings(idA, idB)).slice(0, excess);
+	for (const [id] of oldest) work.open.delete(id);
+	work.stats.forgotten = excess;
 }
 
-/** Upper-cased, trimmed status; non-strings become ''. */
-export function normalizeStatus(value: unknown): string {
-	return typeof value === 'string' ? value.trim().toUpperCase() : '';
-}
+export { normalizeStatus, toMillis };
 
 interface SeenJob {
 	job: JobSnapshot;
 	status: string;
 	rank: number;
+	startTime: number | null;
 	endTime: number | null;
-	/** Event order: when the status was reached (endTime if terminal, else startTime), unknown last. */
+	/** Event order: when the status was reached (endTime if ended, else startTime), unknown last. */
 	orderKey: number;
 }
 
-function mergeObservation(observation: Partial<Observation>): Map<string, SeenJob> {
+function mergeObservation(observation: Partial<Observation>): { merged: Map<string, SeenJob>; unreadable: number; overflow: number } {
 	const merged = new Map<string, SeenJob>();
+	let unreadable = 0;
+	let overflow = 0;
 	// Read order: a later read wins over an earlier one of the same rank, a higher rank always wins.
 	for (const list of [observation.active, observation.history, observation.individual]) {
-		for (const job of list ?? []) {
-			const id = jobId(job);
-			if (id === null) continue;
-			const status = normalizeStatus(job.executionStatus);
-			const endTime = toMillis(job.endTime);
-			const rank = rankOf(status, endTime);
+		const jobs = Array.isArray(list) ? list : [];
+		overflow += Math.max(0, jobs.length - MAX_LISTED_JOBS);
+		for (const job of jobs.slice(0, MAX_LISTED_JOBS)) {
+			const id = readableJobId(job);
+			if (id === null) {
+				unreadable++;
+				continue;
+			}
+			const seen = sighting(job, id);
 			const previous = merged.get(id);
-			if (previous !== undefined && previous.rank > rank) continue;
-			const startTime = toMillis(job.startTime);
-			const reached = rank === RANK_TERMINAL ? (endTime ?? startTime) : startTime;
-			merged.set(id, {
-				job: job.id === id ? job : { ...job, id },
-				status,
-				rank,
-				endTime,
-				orderKey: reached ?? Number.POSITIVE_INFINITY,
-			});
+			if (previous === undefined || previous.rank <= seen.rank) merged.set(id, seen);
 		}
 	}
-	return merged;
+	return { merged, unreadable, overflow };
+}
+
+function sighting(job: JobSnapshot, id: string): SeenJob {
+	const status = normalizeStatus(job.executionStatus);
+	const endTime = toMillis(job.endTime);
+	const startTime = toMillis(job.startTime);
+	const rank = rankOf(status, endTime);
+	const reached = rank >= RANK_UNKNOWN_ENDED ? (endTime ?? startTime) : startTime;
+	return {
+		job: job.id === id ? job : { ...job, id },
+		status,
+		rank,
+		startTime,
+		endTime,
+		orderKey: reached ?? Number.POSITIVE_INFINITY,
+	};
 }
 
 function rankOf(status: string, endTime: number | null): number {
 	const known = own(KNOWN_RANKS, status);
 	if (known !== undefined) return known;
-	return endTime !== null ? RANK_TERMINAL : RANK_UNKNOWN_ACTIVE;
+	return endTime !== null ? RANK_UNKNOWN_ENDED : RANK_UNKNOWN_ACTIVE;
 }
 
 function skippedBetween(fromRank: number, toRank: number): string[] {
 	return SKIPPABLE.filter(([rank]) => rank > fromRank && rank < toRank).map(([, status]) => status);
 }
 
-function emissionFilter(options: TrackerOptions): (seen: SeenJob) => boolean {
+/** Which jobs the options want to hear about: watched statuses and the vocabulary's filter match. */
+export function emissionFilter(options: TrackerOptions): (seen: { job: Record<string, unknown> }) => boolean {
+	const matchesFilter = jobFilterMatcher({ flowName: options.flowName, runProfileName: options.runProfileName });
 	const watch = options.watch === 'anyChange' ? null : new Set((options.watch ?? []).map(normalizeStatus));
-	const flowName = options.flowName ?? '';
-	const runProfileName = options.runProfileName ?? '';
-	return (seen) =>
-		(watch === null || watch.has(seen.status)) &&
-		(flowName === '' || seen.job.flowName === flowName) &&
-		(runProfileName === '' || seen.job.runProfileName === runProfileName);
+	return (seen) => (watch === null || watch.has(normalizeStatus(seen.job.executionStatus))) && matchesFilter(seen.job);
 }
 
 function oldestFirst([idA, a]: [string, number | null], [idB, b]: [string, number | null]): number {
@@ -381,17 +440,6 @@ function compareEndTimes(a: number | null, b: number | null): number {
 
 function compareStrings(a: string, b: string): number {
 	return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function jobId(job: unknown): string | null {
-	if (!isObject(job)) return null;
-	const id = typeof job.id === 'number' && Number.isFinite(job.id) ? String(job.id) : job.id;
-	return typeof id === 'string' && isValidId(id) ? id : null;
-}
-
-/** Ids are used as keys of plain objects; '__proto__' would not be stored as a key. */
-function isValidId(id: string): boolean {
-	return id !== '' && id !== '__proto__';
 }
 
 /** Own entries only: ids such as 'constructor' must not resolve to Object.prototype members. */

@@ -5,11 +5,9 @@
  * numeric strings and both 13-digit millisecond and 10-digit second timestamps. Nothing throws.
  */
 
-export const TERMINAL_STATUSES = ['COMPLETED', 'ERROR', 'CANCELLED'] as const;
-export const ACTIVE_STATUSES = ['QUEUED', 'RUNNING'] as const;
+import { isActiveStatus, isTerminalStatus } from './jobVocabulary';
 
-export type TerminalStatus = (typeof TERMINAL_STATUSES)[number];
-export type ActiveStatus = (typeof ACTIVE_STATUSES)[number];
+export { ACTIVE_STATUSES, TERMINAL_STATUSES, isActiveStatus, isTerminalStatus } from './jobVocabulary';
 
 export interface SimplifiedJob {
 	id: string | null;
@@ -23,25 +21,6 @@ export interface SimplifiedJob {
 	runtimeSeconds: number | null;
 	finished: boolean;
 	[key: string]: unknown;
-}
-
-const TERMINAL = new Set<string>(TERMINAL_STATUSES);
-const ACTIVE = new Set<string>(ACTIVE_STATUSES);
-
-function normaliseStatus(s: unknown): string | null {
-	return typeof s === 'string' ? s.trim().toUpperCase() : null;
-}
-
-/** COMPLETED, ERROR or CANCELLED (case and surrounding whitespace ignored). */
-export function isTerminalStatus(s: unknown): boolean {
-	const status = normaliseStatus(s);
-	return status !== null && TERMINAL.has(status);
-}
-
-/** QUEUED or RUNNING (case and surrounding whitespace ignored). */
-export function isActiveStatus(s: unknown): boolean {
-	const status = normaliseStatus(s);
-	return status !== null && ACTIVE.has(status);
 }
 
 // Integer part of 10 digits = seconds (2001..2286), 13 digits = milliseconds; a fraction is allowed.

@@ -7,12 +7,12 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { runActionNode } from '../harness/engine';
-import type { CredentialsMap } from '../harness/engine';
-import { INTERFACES, NATIVE_TOKEN, RELAY_KEY, SALES, SECRETS, startFixture, USER_KEY } from '../harness/fixtures';
-import { expectNoSecrets } from '../harness/secrets';
-import type { Fixture, Interface } from '../harness/fixtures';
-import { createPoller } from '../harness/poller';
+import { runActionNode } from '../../testkit/engine';
+import type { CredentialsMap } from '../../testkit/engine';
+import { INTERFACES, NATIVE_TOKEN, RELAY_KEY, SALES, SECRETS, startFixture, USER_KEY } from '../../testkit/fixtures';
+import { expectNoSecrets } from '../../testkit/secrets';
+import type { Fixture, Interface } from '../../testkit/fixtures';
+import { createPoller } from '../../testkit/poller';
 
 type Operation = 'get' | 'statusOnly' | 'waitForCompletion' | 'submit' | 'getMany' | 'getNavigationUrl';
 
@@ -108,6 +108,12 @@ const submitCases: BadInput[] = [
 		base: { parametersInputMode: 'json' },
 	})),
 ];
+
+/** What a table row expects, for its test's name. */
+function outcome(expected: RegExp | 'works' | 'refusedByService'): string {
+	if (expected === 'refusedByService') return 'NodeApiError, refused by the service';
+	return expected instanceof RegExp ? `NodeOperationError "${expected.source.replace(/^\^|\$$/g, '')}"` : expected;
+}
 
 /** A field of the one parameter row of a Submit. */
 function parameterField(key: 'name' | 'type' | 'value', good: unknown, bad: unknown, expected: RegExp | 'works', type = 'string'): BadInput[] {
@@ -230,7 +236,7 @@ describe.each(INTERFACES)('bad input over the %s interface', (kind: Interface) =
 		list
 			.filter((c) => c.only === undefined || c.only === kind)
 			.filter(() => operation !== 'getNavigationUrl' || kind === 'native')
-			.map((c) => ({ operation, ...c, label: `${c.field} = ${JSON.stringify(c.bad)?.slice(0, 40)}` })),
+			.map((c) => ({ operation, ...c, label: `${c.field} = ${JSON.stringify(c.bad)?.slice(0, 40)} → ${outcome(c.expected)}` })),
 	);
 
 	test.each(cases)('$operation: $label', async ({ operation, field, good, bad, expected, base }) => {
@@ -308,7 +314,7 @@ describe('unsupported operation and interface values', () => {
 		[{ authentication: 'jobExecutionApi', resource: 'jobs', operation: 'get' }, /^Could not get parameter "operation"$/],
 		[{ authentication: 'jobExecutionRelayApi', resource: 'flow', operation: 'getNavigationUrl', flowFileName: '/f', runProfile: 'p' }, /^The relay interface has no navigation endpoint$/],
 		[{ authentication: 'somethingElse', resource: 'job', operation: 'getMany', returnAll: true }, /./],
-	])('%j is an error, nothing is sent', async (parameters, message) => {
+	])('%j → error %s, nothing sent', async (parameters, message) => {
 		const result = await runActionNode({ credentials: fx.credentials, parameters: parameters as INodeParameters });
 		expect(result.error?.message).toMatch(message);
 		expect(result.sent).toHaveLength(0);
@@ -363,7 +369,7 @@ describe.each(INTERFACES)('credential forms over the %s interface', (kind: Inter
 		);
 	}
 
-	test.each(forms)('%s', async (_name, change, expected) => {
+	test.each(forms.map(([name, change, expected]) => ({ name, change, expected, outcome: outcome(expected) })))('$name → $outcome', async ({ change, expected }) => {
 		const type = fx.authentication;
 		const credentials = { ...fx.credentials, [type]: { ...fx.credentials[type], ...change(fx.server.url) } } as CredentialsMap;
 		const jobsBefore = fx.server.store.count();
@@ -409,7 +415,7 @@ describe.each(INTERFACES)('trigger settings over the %s interface', (kind: Inter
 		[{ statuses: ['COMPLETED', 'DONE'] }, /^Statuses to Watch must be a list/],
 		[{ triggerOn: 'sometimes' }, /^Trigger On must be "statuses" or "anyChange"$/],
 		[{ filters: { flowName: '={{ { name: "sales" } }}' } }, /^Flow Name filter must be text$/],
-	])('%j stops the poll with an error naming the setting, before any request, storing nothing', async (settings, message) => {
+	])('%j → the poll stops with %s, before any request, storing nothing', async (settings, message) => {
 		const before = fx.server.stats.requests;
 		const poller = createPoller({ authentication: fx.authentication, ...settings } as INodeParameters, fx.credentials);
 		const failed = await poller.poll().then(

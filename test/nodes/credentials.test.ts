@@ -6,9 +6,9 @@ import axios from 'axios';
 import { Workflow } from 'n8n-workflow';
 import type { ICredentialDataDecryptedObject, IHttpRequestOptions, INode } from 'n8n-workflow';
 
-import { credentialTypes, nodeTypes } from '../harness/engine';
-import { NATIVE_TOKEN, RELAY_KEY, startFixture, USER_KEY } from '../harness/fixtures';
-import type { Fixture } from '../harness/fixtures';
+import { credentialTypes, nodeTypes } from '../../testkit/engine';
+import { NATIVE_TOKEN, RELAY_KEY, startFixture, USER_KEY } from '../../testkit/fixtures';
+import type { Fixture } from '../../testkit/fixtures';
 
 const node: INode = { id: '1', name: 'n', type: 'n8n-nodes-job-execution.jobExecution', typeVersion: 1, position: [0, 0], parameters: {} };
 const workflow = new Workflow({ id: 'w', nodes: [node], connections: {}, active: false, nodeTypes });

@@ -7,10 +7,10 @@ import { join } from 'node:path';
 
 import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
 
-import { ACTION_NODE_TYPE, nodeClasses, runActionNode, TRIGGER_NODE_TYPE } from '../harness/engine';
-import { startFixture } from '../harness/fixtures';
-import type { Fixture } from '../harness/fixtures';
-import { createPoller } from '../harness/poller';
+import { ACTION_NODE_TYPE, nodeClasses, runActionNode, TRIGGER_NODE_TYPE } from '../../testkit/engine';
+import { startFixture } from '../../testkit/fixtures';
+import type { Fixture } from '../../testkit/fixtures';
+import { createPoller } from '../../testkit/poller';
 
 const dir = join(__dirname, '../../examples');
 const examples = readdirSync(dir)

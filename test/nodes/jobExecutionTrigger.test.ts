@@ -4,12 +4,18 @@
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { runActionNode } from '../harness/engine';
-import { BROKEN, INTERFACES, SALES, startFixture } from '../harness/fixtures';
-import type { Fixture, Interface } from '../harness/fixtures';
-import { createPoller } from '../harness/poller';
+import { runActionNode } from '../../testkit/engine';
+import { BROKEN, INTERFACES, SALES, startFixture } from '../../testkit/fixtures';
+import type { Fixture, Interface } from '../../testkit/fixtures';
+import { createPoller } from '../../testkit/poller';
+import { transportTiming } from '../../nodes/shared/transport';
 
 const json = (items: INodeExecutionData[] | null) => (items ?? []).map((item) => item.json);
+
+// Reads are retried as in production, without waiting the production backoff.
+const productionDelays = transportTiming.retryDelaysMs;
+beforeAll(() => (transportTiming.retryDelaysMs = [1, 1, 1]));
+afterAll(() => (transportTiming.retryDelaysMs = productionDelays));
 
 describe.each(INTERFACES)('Job Execution Trigger over the %s interface', (kind: Interface) => {
 	let fx: Fixture;

@@ -4,11 +4,11 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { runActionNode } from '../harness/engine';
-import type { RunNodeOptions } from '../harness/engine';
-import { advanceWhileWaiting, credentialsFor, INTERFACES, SALES, startFixture } from '../harness/fixtures';
-import type { Fixture, Interface } from '../harness/fixtures';
-import { startRecordingFront } from '../harness/recordingFront';
+import { runActionNode } from '../../testkit/engine';
+import type { RunNodeOptions } from '../../testkit/engine';
+import { advanceWhileWaiting, credentialsFor, INTERFACES, SALES, startFixture } from '../../testkit/fixtures';
+import type { Fixture, Interface } from '../../testkit/fixtures';
+import { startRecordingFront } from '../../testkit/recordingFront';
 
 const GHOST = { path: '/Shared/Flows/ghost.flow', id: '9d8c7b6a-5f4e-4d3c-8b2a-1a0f9e8d7c6b' };
 

@@ -4,10 +4,10 @@
  * and what the item's error says when the node cannot know whether the job exists.
  */
 import type { Fault } from '../../server';
-import { runActionNode } from '../harness/engine';
-import { INTERFACES, NATIVE_TOKEN, RELAY_KEY, SALES, startFixture, USER_KEY } from '../harness/fixtures';
-import type { Fixture, Interface } from '../harness/fixtures';
-import { expectNoSecrets } from '../harness/secrets';
+import { runActionNode } from '../../testkit/engine';
+import { INTERFACES, NATIVE_TOKEN, RELAY_KEY, SALES, startFixture, USER_KEY } from '../../testkit/fixtures';
+import type { Fixture, Interface } from '../../testkit/fixtures';
+import { expectNoSecrets } from '../../testkit/secrets';
 
 const MAY_EXIST = 'may have accepted the job: check the job list before resubmitting';
 const ITEMS = 3;

@@ -5,9 +5,10 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
-import { runActionNode } from '../harness/engine';
-import { credentialsFor, INTERFACES, SALES, SECRETS, startFixture } from '../harness/fixtures';
-import type { Fixture, Interface } from '../harness/fixtures';
+import { runActionNode } from '../../testkit/engine';
+import { credentialsFor, INTERFACES, SALES, SECRETS, startFixture } from '../../testkit/fixtures';
+import type { Fixture, Interface } from '../../testkit/fixtures';
+import { transportTiming } from '../../nodes/shared/transport';
 
 async function closedPort(): Promise<number> {
 	const probe = createServer();
@@ -16,6 +17,11 @@ async function closedPort(): Promise<number> {
 	await new Promise<void>((resolve) => probe.close(() => resolve()));
 	return port;
 }
+
+// Reads are retried as in production, without waiting the production backoff.
+const productionDelays = transportTiming.retryDelaysMs;
+beforeAll(() => (transportTiming.retryDelaysMs = [1, 1, 1]));
+afterAll(() => (transportTiming.retryDelaysMs = productionDelays));
 
 describe.each(INTERFACES)('transport over the %s interface', (kind: Interface) => {
 	let fx: Fixture;
@@ -147,7 +153,7 @@ test.each([
 	['ftp://example.com', "The credential's Base URL must start with http:// or https://"],
 	['example.com', 'The credential\'s Base URL "example.com" is not a valid URL: it must start with http:// or https://'],
 	['', "The credential's Base URL is empty"],
-])('a base URL %j is refused with a clear message before any request', async (baseUrl, message) => {
+])('a base URL %j is refused before any request → %s', async (baseUrl, message) => {
 	const result = await runActionNode({
 		credentials: { jobExecutionApi: { baseUrl, authType: 'none' } },
 		parameters: { authentication: 'jobExecutionApi', resource: 'job', operation: 'getMany', returnAll: true },

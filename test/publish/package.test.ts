@@ -82,9 +82,9 @@ describe('GitHub workflows', () => {
 		expect(lint(broken, 'publish.yml').map((finding) => finding.kind).sort()).toEqual(expect.arrayContaining(['permissions', 'expression']));
 	});
 
-	it('CI runs lint, typecheck, the README test command and the e2e tier', () => {
+	it('CI runs lint, typecheck, the README test command, the soak and the e2e tiers', () => {
 		const ci = workflow('ci.yml');
-		for (const command of ['npm ci', 'npm run lint', 'npm run typecheck', 'npm test', 'npm run test:e2e']) {
+		for (const command of ['npm ci', 'npm run lint', 'npm run typecheck', 'npm test', 'npm run test:soak', 'npm run test:e2e']) {
 			expect(ci).toMatch(new RegExp(`- run: ${command.replace(/[.:]/g, '\\$&')}\\n`));
 		}
 		expect(readFileSync(join(projectRoot, 'README.md'), 'utf8')).toContain('npm ci && npm test');

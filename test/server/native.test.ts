@@ -210,7 +210,7 @@ describe('native API: status filter forms', () => {
 		['bareText' as const, 'RUNNING', /^text\/plain/],
 		['object' as const, '{"executionStatus":"RUNNING"}', /^application\/json/],
 		['jsonString' as const, '"RUNNING"', /^application\/json/],
-	])('%s', async (form, body, type) => {
+	])('status filter form %s → body %s', async (form, body, type) => {
 		const h = await startHarness({ statusFilterForm: form });
 		try {
 			const { jobId } = await submit(h);
@@ -332,7 +332,7 @@ describe('native API: bad input', () => {
 		['missing value', jobBody({ parameters: [{ name: 'a', type: 'string' }] }), /value/],
 	];
 
-	it.each(cases)('400 for %s', async (_name, body, re) => {
+	it.each(cases.map(([name, body, re]): [string, RegExp, unknown] => [name, re, body]))('%s → 400 whose message matches %s', async (_name, re, body) => {
 		const r = await h.http.post('/api/v1/jobs', body, { headers: { 'content-type': 'application/json' } });
 		expect(r.status).toBe(400);
 		expect(Object.keys(r.data)).toEqual(['message']);
@@ -415,7 +415,7 @@ describe('native API: optional authentication', () => {
 		[{ type: 'bearer' as const, token: 's3cret-token' }, { Authorization: 'Bearer s3cret-token' }, { Authorization: 'Bearer wrong' }],
 		[{ type: 'basic' as const, user: 'ann', password: 'pw:x' }, { Authorization: `Basic ${Buffer.from('ann:pw:x').toString('base64')}` }, { Authorization: `Basic ${Buffer.from('ann:nope').toString('base64')}` }],
 		[{ type: 'header' as const, name: 'X-Api-Key', value: 'k-123' }, { 'x-api-key': 'k-123' }, { 'x-api-key': 'k-124' }],
-	])('%j', async (nativeAuth, good, bad) => {
+	])('native auth %j → 401 without or with wrong credentials, 200 with the right ones', async (nativeAuth, good, bad) => {
 		const h = await startHarness({ nativeAuth });
 		try {
 			const missing = await h.http.get('/api/v1/jobs');

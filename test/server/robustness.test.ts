@@ -52,29 +52,29 @@ describe('malformed and oversized requests', () => {
 			Buffer.isBuffer(body) ? body : Buffer.from(body),
 		]);
 	const deep = '['.repeat(100_000) + ']'.repeat(100_000);
-	const cases: Array<[string, string | Buffer, RegExp]> = [
-		['a garbage request line', 'HELLO WORLD\r\n\r\n', /^HTTP\/1\.1 400 /],
-		['a header line without a colon', 'GET /api/v1/jobs HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n', /^HTTP\/1\.1 400 /],
-		['headers over 16 KiB', `GET /api/v1/jobs HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, /^HTTP\/1\.1 431 /],
-		['a NUL byte in the path', 'GET /api/v1/jobs\0 HTTP/1.1\r\nHost: x\r\n\r\n', /^HTTP\/1\.1 400 /],
-		['an invalid chunk size', 'POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n{}\r\n0\r\n\r\n', /^HTTP\/1\.1 400 /],
-		['both Content-Length and chunked', 'POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', /^HTTP\/1\.1 400 /],
-		['truncated JSON', post('{"flowFileName": "/Shared/Flows/sales.flow", "runProf'), /^HTTP\/1\.1 400 /],
-		['invalid UTF-8', post(Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d])), /^HTTP\/1\.1 400 /],
-		['100,000 nested arrays', post(deep), /^HTTP\/1\.1 400 /],
-		['a JSON string body', post('"submit please"'), /^HTTP\/1\.1 400 /],
-		['10,000 parameters', post(JSON.stringify(jobBody({ parameters: Array.from({ length: 10_000 }, (_, i) => ({ name: `p${i}`, type: 'integer', value: i })) }))), /^HTTP\/1\.1 200 /],
-		['a declared 2 MiB body', 'POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2097152\r\n\r\n{', /^HTTP\/1\.1 413 /],
-		['a relay call with a 2 MiB body', Buffer.concat([Buffer.from(`POST /call/execute HTTP/1.1\r\nHost: x\r\napiKey: relay-key-1\r\nuser-api-key: user-key-1\r\nendpoint: /api/v1/jobs\r\nmethod: POST\r\nContent-Length: 2097152\r\n\r\n`), Buffer.alloc(2_097_152, 0x20)]), /^HTTP\/1\.1 413 /],
-		['a relay endpoint with percent-encoded traversal', 'GET /call/status HTTP/1.1\r\nHost: x\r\napiKey: relay-key-1\r\nuser-api-key: user-key-1\r\nendpoint: /api/v1/jobs/%2e%2e%2fflows\r\nmethod: GET\r\n\r\n', /^HTTP\/1\.1 400 /],
-		['a body on a GET', 'GET /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Length: 9\r\n\r\n{"x": 1}\n', /^HTTP\/1\.1 200 /],
+	const cases: Array<[string, number, string | Buffer]> = [
+		['a garbage request line', 400, 'HELLO WORLD\r\n\r\n'],
+		['a header line without a colon', 400, 'GET /api/v1/jobs HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n'],
+		['headers over 16 KiB', 431, `GET /api/v1/jobs HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`],
+		['a NUL byte in the path', 400, 'GET /api/v1/jobs\0 HTTP/1.1\r\nHost: x\r\n\r\n'],
+		['an invalid chunk size', 400, 'POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n{}\r\n0\r\n\r\n'],
+		['both Content-Length and chunked', 400, 'POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'],
+		['truncated JSON', 400, post('{"flowFileName": "/Shared/Flows/sales.flow", "runProf')],
+		['invalid UTF-8', 400, post(Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]))],
+		['100,000 nested arrays', 400, post(deep)],
+		['a JSON string body', 400, post('"submit please"')],
+		['10,000 parameters', 200, post(JSON.stringify(jobBody({ parameters: Array.from({ length: 10_000 }, (_, i) => ({ name: `p${i}`, type: 'integer', value: i })) })))],
+		['a declared 2 MiB body', 413, 'POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2097152\r\n\r\n{'],
+		['a relay call with a 2 MiB body', 413, Buffer.concat([Buffer.from(`POST /call/execute HTTP/1.1\r\nHost: x\r\napiKey: relay-key-1\r\nuser-api-key: user-key-1\r\nendpoint: /api/v1/jobs\r\nmethod: POST\r\nContent-Length: 2097152\r\n\r\n`), Buffer.alloc(2_097_152, 0x20)])],
+		['a relay endpoint with percent-encoded traversal', 400, 'GET /call/status HTTP/1.1\r\nHost: x\r\napiKey: relay-key-1\r\nuser-api-key: user-key-1\r\nendpoint: /api/v1/jobs/%2e%2e%2fflows\r\nmethod: GET\r\n\r\n'],
+		['a body on a GET', 200, 'GET /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Length: 9\r\n\r\n{"x": 1}\n'],
 	];
 
-	it.each(cases)('%s gets an answer, and the server keeps answering', async (_name, bytes, expected) => {
+	it.each(cases)('%s → HTTP %i, and the server keeps answering', async (_name, expected, bytes) => {
 		const jobsBefore = h.server.store.count();
 		const { statusLine } = await rawExchange(h.server.port, bytes);
-		expect(statusLine).toMatch(expected);
-		expect(h.server.store.count() - jobsBefore).toBe(/ 200 /.test(expected.source) && bytes.toString().startsWith('POST') ? 1 : 0);
+		expect(statusLine).toMatch(new RegExp(`^HTTP/1\\.1 ${expected} `));
+		expect(h.server.store.count() - jobsBefore).toBe(expected === 200 && bytes.toString().startsWith('POST') ? 1 : 0);
 		expect((await h.http.get('/api/v1/jobs?filter=active')).status).toBe(200);
 	});
 });
@@ -158,12 +158,13 @@ describe('slow-loris clients', () => {
 				await new Promise((r) => setTimeout(r, 25));
 			}
 			const dropped = await Promise.all(slow);
+			// Bounds that a loaded machine cannot break: never before the deadline; and long before the ~30 s at which
+			// Node's own 30 s check interval would first close them (the server checks every second).
 			for (const { statusLine, closedAfterMs, deadline } of dropped) {
 				expect(statusLine).toBe('HTTP/1.1 408 Request Timeout');
 				expect(closedAfterMs).toBeGreaterThanOrEqual(deadline - 50);
-				expect(closedAfterMs).toBeLessThan(deadline + 1500);
+				expect(closedAfterMs).toBeLessThan(deadline + 10_000);
 			}
-			expect(Math.max(...latencies)).toBeLessThan(250);
 			const worst = (name: string) => Math.max(...dropped.filter((d) => d.name === name).map((d) => d.closedAfterMs));
 			figures.push(
 				`slow-loris (headers deadline 500 ms, request deadline 1000 ms): 40 stalled connections all answered 408 and closed ` +
@@ -172,6 +173,45 @@ describe('slow-loris clients', () => {
 					`20 ordinary requests meanwhile, slowest ${Math.max(...latencies)} ms`,
 			);
 		} finally {
+			await server.close();
+		}
+	});
+
+	it('answers ordinary clients while 40 stalled connections are held open', async () => {
+		// Deadlines far beyond the test's life, so that the stalled connections are surely still open while the
+		// ordinary requests are answered: proven by order, with no clock in the assertion.
+		const server = await startReferenceServer({ port: 0, clock: new ManualClock(), catalog: TEST_CATALOG, headersTimeoutMs: 60_000, requestTimeoutMs: 120_000 });
+		const stalled: Array<ReturnType<typeof connect>> = [];
+		const timers: NodeJS.Timeout[] = [];
+		let closed = 0;
+		try {
+			// Silent, trickled headers, unfinished body, trickled body: 10 of each.
+			const kinds: Array<[string, boolean]> = [
+				['', false],
+				['GET /api/v1/jobs HTTP/1.1\r\nHost: x\r\nX-Slow:', true],
+				['POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"flow', false],
+				['POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n', true],
+			];
+			await Promise.all(
+				Array.from({ length: 40 }, (_, i) =>
+					new Promise<void>((connected) => {
+						const [prefix, trickle] = kinds[i % kinds.length];
+						const socket = connect(server.port, '127.0.0.1', () => {
+							if (prefix !== '') socket.write(prefix);
+							if (trickle) timers.push(setInterval(() => socket.write(' '), 100));
+							connected();
+						});
+						socket.on('error', () => undefined);
+						socket.on('close', () => closed++);
+						stalled.push(socket);
+					}),
+				),
+			);
+			for (let i = 0; i < 20; i++) expect((await axios.get(`${server.url}/api/v1/jobs`)).status).toBe(200);
+			expect(closed).toBe(0);
+		} finally {
+			for (const timer of timers) clearInterval(timer);
+			for (const socket of stalled) socket.destroy();
 			await server.close();
 		}
 	});

@@ -170,7 +170,7 @@ describe('catalog', () => {
 		[{ flows: [{ flowFileName: 'a', outcome: 'FAILED' }] }, /flows\[0\]\.outcome/],
 		[{ flows: [{ flowFileName: 'a', runProfiles: [] }] }, /flows\[0\]\.runProfiles/],
 		[{ flows: [{ flowFileName: 'a' }, { flowFileName: 'a' }] }, /flows\[1\]\.flowFileName duplicates/],
-	])('names the bad field of %j', (catalog, re) => {
+	])('%j → refused with %s', (catalog, re) => {
 		expect(() => validateCatalog(catalog)).toThrow(re);
 	});
 

@@ -7,6 +7,7 @@ import {
 	simplifyJob,
 	toEpochMs,
 } from '../../nodes/shared/jobSummary';
+import { expectedSecond } from '../../testkit/tables';
 
 const START_MS = 1795255502120; // 2026-11-21T10:05:02.120Z
 const END_MS = 1795255502620;
@@ -75,7 +76,7 @@ describe('status sets', () => {
 });
 
 describe('toEpochMs', () => {
-	it.each<[string, unknown, number | null]>([
+	it.each(expectedSecond<unknown, number | null>([
 		['13-digit ms', START_MS, START_MS],
 		['10-digit seconds', 1795255502, 1795255502000],
 		['fractional seconds', 1795255502.12, 1795255502120],
@@ -100,7 +101,7 @@ describe('toEpochMs', () => {
 		['boolean', true, null],
 		['object', { value: START_MS }, null],
 		['Date', new Date(START_MS), null],
-	])('%s', (_name, value, expected) => {
+	]))('%s → %p', (_name, expected, value) => {
 		expect(toEpochMs(value)).toBe(expected);
 	});
 });
@@ -153,7 +154,7 @@ describe('simplifyJob', () => {
 		['lower-case terminal status', { executionStatus: 'error' }, { finished: true, executionStatus: 'error' }],
 		['active status wins over a stray end time', { executionStatus: 'RUNNING' }, { finished: false }],
 		['junk timestamps', { startTime: 'soon', endTime: {} }, { startTime: null, endTime: null }],
-	])('%s', (_name, overrides, expected) => {
+	])('%s: %p → %p', (_name, overrides, expected) => {
 		expect(simplifyJob({ ...COMPLETED_JOB, ...overrides })).toMatchObject(expected);
 	});
 
@@ -164,7 +165,7 @@ describe('simplifyJob', () => {
 		['array', [COMPLETED_JOB]],
 		['string', 'COMPLETED'],
 		['all fields null', Object.fromEntries(Object.keys(COMPLETED_JOB).map((k) => [k, null]))],
-	])('never throws: %s', (_name, job) => {
+	])('never throws: %s → every field null, not finished', (_name, job) => {
 		expect(simplifyJob(job as Record<string, unknown>)).toEqual({
 			id: null,
 			jobName: null,
@@ -188,7 +189,7 @@ describe('simplifyJob', () => {
 });
 
 describe('extractExecutionStatus', () => {
-	it.each<[string, unknown, string | null]>([
+	it.each(expectedSecond<unknown, string | null>([
 		['bare value', 'RUNNING', 'RUNNING'],
 		['bare value with newline', 'RUNNING\n', 'RUNNING'],
 		['bare value with CRLF and spaces', '  COMPLETED \r\n', 'COMPLETED'],
@@ -223,7 +224,7 @@ describe('extractExecutionStatus', () => {
 		['boolean', true, null],
 		['null', null, null],
 		['undefined', undefined, null],
-	])('%s', (_name, body, expected) => {
+	]))('%s → %p', (_name, expected, body) => {
 		expect(extractExecutionStatus(body)).toBe(expected);
 	});
 

@@ -1,5 +1,6 @@
 import { isParsableLog, parseJobLog, parseRuntimeSeconds, type ParsedJobLog } from '../../nodes/shared/logParser';
 import { mulberry32 } from '../../server/random';
+import { expectedSecond } from '../../testkit/tables';
 
 // The example from docs/log-format.md with the placeholders filled in.
 const JOB_ID = '3f2c1a9e-7b4d-4e21-9c1a-0d5e6f7a8b9c';
@@ -217,7 +218,7 @@ describe('parseJobLog: variants', () => {
 		['canceled (US spelling)', 'Step 3 canceled: x', { step: 'Step 3', kind: 'cancelled', reason: 'x' }],
 		['upper-case kind', 'Step 1 FAILED: boom', { step: 'Step 1', kind: 'failed', reason: 'boom' }],
 		['empty reason', 'Step 1 failed:', { step: 'Step 1', kind: 'failed', reason: '' }],
-	])('reads a failure line: %s', (_name, message, failure) => {
+	])('reads a failure line: %s (%j) → %p', (_name, message, failure) => {
 		expect(parseJobLog(`2026-11-21 10:15:02.400 [main] INFO ${message}`).failure).toEqual(failure);
 	});
 
@@ -339,7 +340,7 @@ describe('parseJobLog: variants', () => {
 		['name with "): "', 'Node n1 (a): b): elapsed 2 seconds', { nodeId: 'n1', node: 'a): b', elapsedSeconds: 2 }],
 		['not a number', 'Node n1 (A): elapsed fast seconds', null],
 		['no parentheses', 'Node n1: elapsed 1 seconds', null],
-	])('reads a performance line: %s', (_name, message, perf) => {
+	])('reads a performance line: %s (%j) → %p', (_name, message, perf) => {
 		const parsed = parseJobLog(`2026-11-21 10:15:02.370 [worker-1] PERFORMANCE ${message}`);
 		expect(parsed.nodePerformance).toEqual(perf ? [perf] : []);
 		expect(parsed.entries).toHaveLength(1);
@@ -351,7 +352,7 @@ describe('parseJobLog: variants', () => {
 		['Job a finished with status b finished with status ERROR in 1 seconds', 'ERROR'],
 		['Job sales_default finished', null],
 		['Job  finished with status X', null],
-	])('reads the completion message %p', (message, status) => {
+	])('reads the completion message %p → status %p', (message, status) => {
 		const parsed = parseJobLog(`2026-11-21 10:15:02.872 [main] INFO ${message}`);
 		expect(parsed.finalStatus).toBe(status);
 		expect(parsed.completionMessage).toBe(status === null ? null : message);
@@ -414,7 +415,7 @@ describe('parseJobLog: robustness', () => {
 		['huge table row', `2026-11-21 10:15:02.120 [m] INFO r\n  |${' a \\| b |'.repeat(100_000)}`],
 		['huge entry message', `2026-11-21 10:15:02.120 [m] INFO ${'x'.repeat(1_000_000)}`],
 		['huge thread-like junk', `2026-11-21 10:15:02.120 [${'['.repeat(500_000)}`],
-	])('handles a huge line: %s', (_name, input) => {
+	])('handles a huge line: %s → every line accounted for', (_name, input) => {
 		const parsed = parseJobLog(input);
 		expect(linesOut(parsed)).toBe(linesIn(input));
 	});
@@ -435,7 +436,7 @@ describe('parseJobLog: robustness', () => {
 });
 
 describe('isParsableLog', () => {
-	it.each<[string, unknown, boolean]>([
+	it.each(expectedSecond<unknown, boolean>([
 		['the example log', EXAMPLE_LOG, true],
 		['an entry after junk lines', 'junk\nmore junk\n2026-11-21 10:15:02.120 [main] INFO hi', true],
 		['a CRLF log', EXAMPLE_LOG.replace(/\n/g, '\r\n'), true],
@@ -445,7 +446,7 @@ describe('isParsableLog', () => {
 		['undefined', undefined, false],
 		['a number', 123, false],
 		['an object', { log: EXAMPLE_LOG }, false],
-	])('%s', (_name, value, expected) => {
+	]))('%s → %p', (_name, expected, value) => {
 		expect(isParsableLog(value)).toBe(expected);
 	});
 });

@@ -6,17 +6,15 @@ import {
 	jobIdProblem,
 	jobsPath,
 	normalizeServiceUrl,
-} from '../../nodes/JobExecution/transport/requestBuilders';
+	readJobCall,
+	submitCall,
+} from '../../nodes/shared/transport/requestBuilders';
 import { checkParameters, parametersFromJson } from '../../nodes/JobExecution/helpers/jobParameters';
-import { parseBody } from '../../nodes/JobExecution/transport';
+import { parseBody } from '../../nodes/shared/transport';
 
 describe('request builders: one call, two interfaces', () => {
-	const read = { method: 'GET' as const, path: jobsPath('4f1e'), query: { filter: 'executionStatus' } };
-	const submit = {
-		method: 'POST' as const,
-		path: jobsPath(),
-		body: { flowId: 'f-1', runProfileName: 'default', notificationEnabled: false },
-	};
+	const read = readJobCall('4f1e', true);
+	const submit = submitCall({ flowId: 'f-1', runProfileName: 'default', notificationEnabled: false });
 
 	test('native: the path under /api/v1 with the query', () => {
 		expect(buildNativeRequest('https://jobs.example.com/base', read)).toEqual({
@@ -61,7 +59,7 @@ describe('request builders: one call, two interfaces', () => {
 		['a/b', '/jobs/a%2Fb'],
 		['../flows', '/jobs/..%2Fflows'],
 		['x?y#z', '/jobs/x%3Fy%23z'],
-	])('jobsPath(%j) keeps the id one segment', (id, path) => {
+	])('jobsPath(%j) = %j: the id stays one segment', (id, path) => {
 		expect(jobsPath(id)).toBe(path);
 	});
 
@@ -93,7 +91,7 @@ describe('request builders: one call, two interfaces', () => {
 		['ftp://jobs.example.com', /must start with http/],
 		['https://user:pw@jobs.example.com', /must not contain a user or password/],
 		['https://jobs.example.com/?x=1', /must not contain \? or #/],
-	])('normalizeServiceUrl refuses %j', (raw, problem) => {
+	])('normalizeServiceUrl refuses %j → %s', (raw, problem) => {
 		expect(normalizeServiceUrl(raw, 'jobExecutionApi').problem).toMatch(problem);
 	});
 
@@ -110,7 +108,7 @@ describe('job parameters', () => {
 		[{ name: 'f', type: 'FLOAT', value: '1e3' }, { name: 'f', type: 'float', value: '1e3' }],
 		[{ name: 'f', type: 'float', value: 0.5 }, { name: 'f', type: 'float', value: '0.5' }],
 		[{ name: ' s ', value: ' keep spaces ' }, { name: 's', type: 'string', value: ' keep spaces ' }],
-	])('accepts %j', (raw, expected) => {
+	])('accepts %j → %j', (raw, expected) => {
 		expect(checkParameters([raw])).toEqual({ parameters: [expected] });
 	});
 
@@ -122,7 +120,7 @@ describe('job parameters', () => {
 		[{ name: 'b', type: 'boolean', value: 'true' }, 'has type "boolean": only string, integer and float are supported'],
 		[{ name: 'o', value: { nested: true } }, 'has a value that is not text or a number'],
 		[{ name: '', value: 'x' }, 'has an empty name'],
-	])('refuses %j', (raw, reason) => {
+	])('refuses %j → %j', (raw, reason) => {
 		expect(checkParameters([raw]).problem?.reason).toBe(reason);
 	});
 
@@ -153,7 +151,7 @@ describe('parseBody: tolerant, but never takes broken JSON for text', () => {
 		['{"jobId":"a', '', undefined],
 		['[1, 2', 'text/plain', undefined],
 		['RUNN', 'application/problem+json; charset=utf-8', undefined],
-	])('%j as %j', (raw, contentType, expected) => {
+	])('%j as %j → %p', (raw, contentType, expected) => {
 		expect(parseBody(raw, contentType)).toEqual(expected);
 	});
 });

@@ -1,10 +1,10 @@
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import type { CredentialType, ResolvedConnection } from '../transport';
-import { getConnection } from '../transport';
-import { settle } from '../helpers/settle';
-import type { Settled } from '../helpers/settle';
+import type { CredentialType, ResolvedConnection } from '../../shared/transport';
+import { getConnection } from '../../shared/transport';
+import { settle } from '../../shared/settle';
+import type { Settled } from '../../shared/settle';
 import * as flow from './flow/Flow.resource';
 import * as job from './job/Job.resource';
 

@@ -1,7 +1,7 @@
 import { NodeOperationError } from 'n8n-workflow';
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { hasControlCharacter } from '../transport/requestBuilders';
+import { hasControlCharacter } from '../../shared/transport/requestBuilders';
 
 /** Flow paths, run profiles and names longer than this are refused before sending (no service needs more). */
 export const MAX_TEXT_LENGTH = 4096;

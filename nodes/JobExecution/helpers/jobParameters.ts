@@ -3,7 +3,7 @@
  * Checked before anything is sent, so a typo never becomes a failed (or, worse, a wrong) job.
  * Pure: problems are returned as values, and the operation turns them into a NodeOperationError.
  */
-import { hasControlCharacter } from '../transport/requestBuilders';
+import { hasControlCharacter } from '../../shared/transport/requestBuilders';
 
 export const PARAMETER_TYPES = ['string', 'integer', 'float'] as const;
 export type ParameterType = (typeof PARAMETER_TYPES)[number];

@@ -1,13 +1,14 @@
 import { NodeOperationError, sleep } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { isTerminalStatus } from '../../shared/jobSummary';
-import type { ResolvedConnection } from '../transport';
-import { apiRequest, jobsPath } from '../transport';
-import { isTransientApiError } from '../transport/errors';
+import { isTerminalStatus, normalizeStatus } from '../../shared/jobVocabulary';
+import { redact } from '../../shared/redaction';
+import type { ResolvedConnection } from '../../shared/transport';
+import { apiRequest, readJobCall } from '../../shared/transport';
+import { failureInWords, isRetryableError } from '../../shared/transport/errors';
 import { badParameter } from './itemParameters';
-import { isJobObject } from './jobOutput';
-import { settle } from './settle';
+import { isJobObject } from '../../shared/jobOutput';
+import { settle } from '../../shared/settle';
 
 export interface WaitSettings {
 	pollIntervalSeconds: number;
@@ -47,10 +48,17 @@ export function readWaitSettings(context: IExecuteFunctions, itemIndex: number, 
 	return { pollIntervalSeconds, timeoutSeconds, onJobFailure };
 }
 
+/** The n8n error of a failed wait: its message kept as written (n8n rewrites messages that contain codes). */
+function waitError(context: IExecuteFunctions, message: string, itemIndex: number, description?: string): NodeOperationError {
+	const error = new NodeOperationError(context.getNode(), message, { itemIndex, description });
+	error.message = message;
+	return error;
+}
+
 /**
  * Polls one job until it ends and returns its final status (whatever the outcome: see checkJobOutcome): at most one
  * read per interval, transient failures back off and are retried until the timeout, and the wait ends as soon as
- * the execution is cancelled.
+ * the execution is cancelled. The Timeout bounds the whole wait, the read in flight included.
  */
 export async function waitForJob(
 	this: IExecuteFunctions,
@@ -64,6 +72,7 @@ export async function waitForJob(
 	const deadline = Date.now() + settings.timeoutSeconds * 1000;
 	const signal = this.getExecutionCancelSignal();
 	let lastStatus = 'not read yet';
+	let lastFailure = '';
 	let delayMs = options.readFirst ? 0 : intervalMs;
 	for (;;) {
 		if (delayMs > 0) {
@@ -71,30 +80,36 @@ export async function waitForJob(
 			if (remaining <= 0) break;
 			await sleepUnlessCancelled(Math.min(delayMs, remaining), signal);
 		}
-		if (signal?.aborted) {
-			throw new NodeOperationError(this.getNode(), `The execution was cancelled while waiting for job ${jobId}`, { itemIndex });
-		}
-		const read = await settle(apiRequest.call(this, connection, { method: 'GET', path: jobsPath(jobId) }, { itemIndex }));
+		if (signal?.aborted) throw waitError(this, `The execution was cancelled while waiting for job ${jobId}`, itemIndex);
+		if (Date.now() >= deadline) break;
+		const read = await settle(apiRequest.call(this, connection, readJobCall(jobId), { itemIndex, deadline }));
 		if (read.ok) {
 			const { body } = read.value;
-			if (!isJobObject(body)) {
-				throw new NodeOperationError(this.getNode(), `The service answered with no job status for job ${jobId}`, { itemIndex });
-			}
-			lastStatus = String(body.executionStatus ?? 'unknown');
+			if (!isJobObject(body)) throw waitError(this, `The service answered with no job status for job ${jobId}`, itemIndex);
+			lastStatus = shownStatus(body.executionStatus, connection);
+			lastFailure = '';
 			if (isTerminalStatus(body.executionStatus)) return body;
 			delayMs = intervalMs;
 		} else {
-			if (!isTransientApiError(read.error)) throw read.error;
-			lastStatus = `unavailable (${(read.error as Error).message})`;
+			if (!isRetryableError(read.error)) throw read.error;
+			lastFailure = failureInWords(read.error);
 			delayMs = Math.min(Math.max(delayMs, intervalMs) * 2, MAX_BACKOFF_MS);
 		}
 		if (Date.now() >= deadline) break;
 	}
-	throw new NodeOperationError(
-		this.getNode(),
-		`Timed out after ${settings.timeoutSeconds} s waiting for job ${jobId}: last status ${lastStatus}`,
-		{ itemIndex, description: 'Raise the Timeout, or use the Wait for Completion operation later with this job ID.' },
+	const failed = lastFailure ? `; the last read failed: ${lastFailure}` : '';
+	throw waitError(
+		this,
+		`Timed out after ${settings.timeoutSeconds} s waiting for job ${jobId}: last status ${lastStatus}${failed}`,
+		itemIndex,
+		'Raise the Timeout, or use the Wait for Completion operation later with this job ID.',
 	);
+}
+
+/** A status from the service, for a message: short, and without any form of a secret. */
+function shownStatus(status: unknown, connection: ResolvedConnection): string {
+	if (typeof status !== 'string' || status.trim() === '') return 'unknown';
+	return redact(status.trim().slice(0, 64), connection.secrets);
 }
 
 /** A job that ended in ERROR or CANCELLED fails the item, unless the settings ask to return it as data. */
@@ -104,10 +119,17 @@ export function checkJobOutcome(
 	jobId: string,
 	settings: WaitSettings,
 	itemIndex: number,
+	connection: ResolvedConnection,
 ): IDataObject {
-	if (job.executionStatus === 'COMPLETED' || settings.onJobFailure === 'returnData') return job;
-	throw new NodeOperationError(context.getNode(), `Job ${jobId} ended with status ${String(job.executionStatus)}`, {
+	if (normalizeStatus(job.executionStatus) === 'COMPLETED' || settings.onJobFailure === 'returnData') return job;
+	return failJob(context, job, jobId, itemIndex, connection);
+}
+
+function failJob(context: IExecuteFunctions, job: IDataObject, jobId: string, itemIndex: number, connection: ResolvedConnection): never {
+	throw waitError(
+		context,
+		`Job ${jobId} ended with status ${shownStatus(job.executionStatus, connection)}`,
 		itemIndex,
-		description: 'Set "When the Job Fails or Is Cancelled" to "Return the Job as Data" to handle it in the workflow.',
-	});
+		'Set "When the Job Fails or Is Cancelled" to "Return the Job as Data" to handle it in the workflow.',
+	);
 }

@@ -2,9 +2,9 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { badParameter, readText } from '../../helpers/itemParameters';
-import type { ResolvedConnection } from '../../transport';
-import { flowNavigationUrl, RELAY_CREDENTIAL } from '../../transport';
-import { flowFileNameField } from '../common.descriptions';
+import type { ResolvedConnection } from '../../../shared/transport';
+import { flowNavigationUrl, RELAY_CREDENTIAL } from '../../../shared/transport';
+import { flowFileNameField } from '../../../shared/descriptions';
 
 const NODE_ID = /^node_\d+$/;
 

@@ -2,10 +2,10 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { extractExecutionStatus } from '../../../shared/jobSummary';
-import { formatJob, isJobObject, readOutputOptions } from '../../helpers/jobOutput';
-import type { ResolvedConnection } from '../../transport';
-import { apiRequest, jobsPath } from '../../transport';
-import { jobIdField, outputOptionFields } from '../common.descriptions';
+import { formatJob, isJobObject, readOutputOptions } from '../../../shared/jobOutput';
+import type { ResolvedConnection } from '../../../shared/transport';
+import { apiRequest, readJobCall } from '../../../shared/transport';
+import { jobIdField, outputOptionFields } from '../../../shared/descriptions';
 import { readJobId } from './jobId';
 
 const properties: INodeProperties[] = [
@@ -39,19 +39,14 @@ export async function execute(
 	const jobId = readJobId(this, itemIndex);
 	const options = readOutputOptions(this, itemIndex);
 	if (options.statusOnly) {
-		const { body } = await apiRequest.call(
-			this,
-			connection,
-			{ method: 'GET', path: jobsPath(jobId), query: { filter: 'executionStatus' } },
-			{ itemIndex },
-		);
+		const { body } = await apiRequest.call(this, connection, readJobCall(jobId, true), { itemIndex });
 		const executionStatus = extractExecutionStatus(body);
 		if (executionStatus === null) {
 			throw new NodeOperationError(this.getNode(), `The service answered with no execution status for job ${jobId}`, { itemIndex });
 		}
 		return { id: jobId, executionStatus };
 	}
-	const { body } = await apiRequest.call(this, connection, { method: 'GET', path: jobsPath(jobId) }, { itemIndex });
+	const { body } = await apiRequest.call(this, connection, readJobCall(jobId), { itemIndex });
 	if (!isJobObject(body)) {
 		throw new NodeOperationError(this.getNode(), `The service answered with no job status for job ${jobId}`, { itemIndex });
 	}

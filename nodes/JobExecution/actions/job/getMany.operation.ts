@@ -2,10 +2,12 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { badParameter, checkText, describeType, readBoolean, readChoice } from '../../helpers/itemParameters';
-import { asJobArray, formatJob, readOutputOptions } from '../../helpers/jobOutput';
-import type { ResolvedConnection } from '../../transport';
-import { apiRequest, jobsPath } from '../../transport';
-import { JOB_STATUS_OPTIONS, jobFilterFields, outputOptionsCollection } from '../common.descriptions';
+import { asJobArray, formatJob, readOutputOptions } from '../../../shared/jobOutput';
+import { JOB_STATUSES, jobFilterMatcher } from '../../../shared/jobVocabulary';
+import type { JobFilter } from '../../../shared/jobVocabulary';
+import type { ResolvedConnection } from '../../../shared/transport';
+import { apiRequest, listCall } from '../../../shared/transport';
+import { JOB_STATUS_OPTIONS, jobFilterFields, outputOptionsCollection } from '../../../shared/descriptions';
 
 const properties: INodeProperties[] = [
 	{
@@ -58,16 +60,10 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['job'], operation: ['getMany'] } }, properties);
 
-interface JobFilters {
-	flowName: string;
-	runProfileName: string;
-	statuses: string[];
-}
-
-const STATUSES = JOB_STATUS_OPTIONS.map((option) => option.value);
+const STATUSES: readonly string[] = JOB_STATUSES;
 
 /** The Filters collection, checked: text filters must be text, statuses known ones (a single one may be given bare). */
-function readFilters(context: IExecuteFunctions, itemIndex: number): JobFilters {
+function readFilters(context: IExecuteFunctions, itemIndex: number): JobFilter {
 	const raw = (context.getNodeParameter('filters', itemIndex, {}) as IDataObject) ?? {};
 	const given = raw.executionStatus ?? [];
 	const statuses = (Array.isArray(given) ? given : [given]).map((status) => (typeof status === 'string' ? status.trim().toUpperCase() : status));
@@ -81,13 +77,6 @@ function readFilters(context: IExecuteFunctions, itemIndex: number): JobFilters 
 		runProfileName: checkText(context, itemIndex, 'Run Profile filter', raw.runProfileName),
 		statuses: statuses as string[],
 	};
-}
-
-function matches(job: IDataObject, filters: JobFilters): boolean {
-	if (filters.flowName && job.flowName !== filters.flowName) return false;
-	if (filters.runProfileName && job.runProfileName !== filters.runProfileName) return false;
-	if (filters.statuses.length > 0 && !filters.statuses.includes(String(job.executionStatus))) return false;
-	return true;
 }
 
 export async function execute(
@@ -104,16 +93,11 @@ export async function execute(
 	}
 	const filters = readFilters(this, itemIndex);
 	const options = readOutputOptions(this, itemIndex);
-	const { body } = await apiRequest.call(
-		this,
-		connection,
-		{ method: 'GET', path: jobsPath(), query: { filter: scope === 'all' ? undefined : scope } },
-		{ itemIndex },
-	);
+	const { body } = await apiRequest.call(this, connection, listCall(scope === 'all' ? undefined : scope), { itemIndex });
 	const jobs = asJobArray(body);
 	if (!jobs) throw new NodeOperationError(this.getNode(), 'The service answered with no job list', { itemIndex });
 	return jobs
-		.filter((job) => matches(job, filters))
+		.filter(jobFilterMatcher(filters))
 		.slice(0, limit as number)
 		.map((job) => formatJob(job, options));
 }

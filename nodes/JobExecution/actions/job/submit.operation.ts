@@ -4,13 +4,13 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { checkParameters, parametersFromJson } from '../../helpers/jobParameters';
 import type { JobParameter } from '../../helpers/jobParameters';
 import { badParameter, readBoolean, readText } from '../../helpers/itemParameters';
-import { formatJob, readOutputOptions } from '../../helpers/jobOutput';
-import { settle } from '../../helpers/settle';
+import { formatJob, readOutputOptions } from '../../../shared/jobOutput';
+import { settle } from '../../../shared/settle';
 import { checkJobOutcome, readWaitSettings, waitForJob } from '../../helpers/waitForJob';
-import type { ApiCall, ResolvedConnection } from '../../transport';
-import { apiRequest, flowNavigationUrl, isUuid, jobIdProblem, jobsPath, NATIVE_CREDENTIAL, RELAY_CREDENTIAL } from '../../transport';
-import { toNodeApiError } from '../../transport/errors';
-import { flowFileNameField, outputOptionsCollection, waitSettingFields } from '../common.descriptions';
+import type { ApiCall, ResolvedConnection } from '../../../shared/transport';
+import { apiRequest, flowNavigationUrl, isUuid, jobIdProblem, NATIVE_CREDENTIAL, RELAY_CREDENTIAL, submitCall } from '../../../shared/transport';
+import { toNodeApiError } from '../../../shared/transport/errors';
+import { flowFileNameField, outputOptionsCollection, waitSettingFields } from '../../../shared/descriptions';
 
 /** One at a time unless asked: jobs then reach the service in item order, as before the option existed. */
 export const DEFAULT_CONCURRENCY = 1;
@@ -190,7 +190,7 @@ export async function execute(
 
 	const body: IDataObject = { [flowKey]: flow, runProfileName, notificationEnabled };
 	if (parameters.length > 0) body.parameters = parameters as unknown as IDataObject[];
-	const call: ApiCall = { method: 'POST', path: jobsPath(), body };
+	const call: ApiCall = submitCall(body);
 	const { statusCode, body: answer } = await apiRequest.call(this, connection, call, { itemIndex });
 	const jobId = jobIdFromAnswer(answer);
 	if (!jobId) {
@@ -201,7 +201,7 @@ export async function execute(
 	if (waitSettings) {
 		const waited = await settle(waitForJob.call(this, connection, jobId, waitSettings, itemIndex, { readFirst: false }));
 		if (!waited.ok) throw submittedButNotWaited(waited.error, jobId);
-		const job = checkJobOutcome(this, waited.value, jobId, waitSettings, itemIndex);
+		const job = checkJobOutcome(this, waited.value, jobId, waitSettings, itemIndex, connection);
 		return { ...formatJob(job, outputOptions ?? {}), jobId };
 	}
 	const output: IDataObject = { jobId, [flowKey]: flow, runProfileName, notificationEnabled, parameters: parameters as unknown as IDataObject[] };

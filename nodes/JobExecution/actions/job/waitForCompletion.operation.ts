@@ -1,10 +1,10 @@
 import { updateDisplayOptions } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { formatJob, readOutputOptions } from '../../helpers/jobOutput';
+import { formatJob, readOutputOptions } from '../../../shared/jobOutput';
 import { checkJobOutcome, readWaitSettings, waitForJob } from '../../helpers/waitForJob';
-import type { ResolvedConnection } from '../../transport';
-import { jobIdField, outputOptionsCollection, waitSettingFields } from '../common.descriptions';
+import type { ResolvedConnection } from '../../../shared/transport';
+import { jobIdField, outputOptionsCollection, waitSettingFields } from '../../../shared/descriptions';
 import { readJobId } from './jobId';
 
 const properties: INodeProperties[] = [
@@ -34,5 +34,5 @@ export async function execute(
 	const settings = readWaitSettings(this, itemIndex, 'waitSettings');
 	const options = readOutputOptions(this, itemIndex);
 	const job = await waitForJob.call(this, connection, jobId, settings, itemIndex, { readFirst: true });
-	return formatJob(checkJobOutcome(this, job, jobId, settings, itemIndex), options);
+	return formatJob(checkJobOutcome(this, job, jobId, settings, itemIndex, connection), options);
 }

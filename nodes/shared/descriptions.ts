@@ -1,6 +1,6 @@
 import type { INodeCredentialDescription, INodeProperties } from 'n8n-workflow';
 
-import { NATIVE_CREDENTIAL, RELAY_CREDENTIAL } from '../transport/requestBuilders';
+import { NATIVE_CREDENTIAL, RELAY_CREDENTIAL } from './transport/requestBuilders';
 
 export const JOB_STATUS_OPTIONS = [
 	{ name: 'Queued', value: 'QUEUED' },

@@ -19,9 +19,9 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { ManualClock, startReferenceServer } from '../../server';
 import type { Fault, ReferenceServer, ReferenceServerOptions, StoredJob } from '../../server';
 import { mulberry32 } from '../../server/random';
-import { credentialsFor, NATIVE_TOKEN, RELAY_KEY, USER_KEY } from '../harness/fixtures';
-import type { Interface } from '../harness/fixtures';
-import { createPoller } from '../harness/poller';
+import { credentialsFor, NATIVE_TOKEN, RELAY_KEY, USER_KEY } from '../../testkit/fixtures';
+import type { Interface } from '../../testkit/fixtures';
+import { createPoller } from '../../testkit/poller';
 
 const JOBS = 10_000;
 const CONCURRENCY = 48;

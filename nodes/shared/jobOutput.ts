@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { isParsableLog, parseJobLog } from '../../shared/logParser';
-import { simplifyJob } from '../../shared/jobSummary';
-import { checkBoolean } from './itemParameters';
+import { isParsableLog, parseJobLog } from './logParser';
+import { simplifyJob } from './jobSummary';
+import { checkBoolean } from '../JobExecution/helpers/itemParameters';
 
 export interface JobOutputOptions {
 	parseLog?: boolean;

@@ -1,5 +1,9 @@
 import type { IDataObject, IHttpRequestOptions } from 'n8n-workflow';
 
+import { jobIdProblem } from '../jobVocabulary';
+
+export { hasControlCharacter, isUuid, jobIdProblem } from '../jobVocabulary';
+
 /**
  * Pure request builders: one native call, two ways to send it. Nothing here does I/O, so the exact bytes that
  * leave the node are unit-testable and both interfaces share one description of every operation.
@@ -11,8 +15,15 @@ export type CredentialType = typeof NATIVE_CREDENTIAL | typeof RELAY_CREDENTIAL;
 
 export const API_PREFIX = '/api/v1';
 
-/** A native call: verb, path under /api/v1, query and JSON body. */
+/**
+ * What a call is for. Retries and the "may have accepted the job" advice hang off the intent, never off the verb:
+ * `submit` creates a job (sent once), `readJob` reads one job, `list` reads a job list.
+ */
+export type CallIntent = 'submit' | 'readJob' | 'list';
+
+/** A native call: its intent, verb, path under /api/v1, query and JSON body. */
 export interface ApiCall {
+	intent: CallIntent;
 	method: 'GET' | 'POST';
 	path: string;
 	query?: Record<string, string | undefined>;
@@ -35,37 +46,27 @@ export function encodeQuery(query: ApiCall['query']): string {
 	return '?' + pairs.map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`).join('&');
 }
 
-/** Why a job id cannot be used, or null when it can. Encoding handles every other character. */
-export function jobIdProblem(jobId: string): string | null {
-	if (jobId === '') return 'is empty';
-	if (jobId === '.' || jobId === '..') return 'cannot be "." or ".."';
-	if (hasControlCharacter(jobId)) return 'contains control characters';
-	if (jobId.length > 256) return 'is longer than 256 characters';
-	return null;
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** The spec's "UUID form" of job and flow identifiers. */
-export function isUuid(text: string): boolean {
-	return UUID.test(text);
-}
-
-/** C0, DEL and C1 characters: a CR/LF in a header or path is an injection, never an id. */
-export function hasControlCharacter(text: string): boolean {
-	for (let i = 0; i < text.length; i++) {
-		const code = text.charCodeAt(i);
-		if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return true;
-	}
-	return false;
-}
-
 /** `/jobs` or `/jobs/<id>` with the id as one encoded path segment: it can never reach another endpoint. */
 export function jobsPath(jobId?: string): string {
 	if (jobId === undefined) return '/jobs';
 	const problem = jobIdProblem(jobId);
 	if (problem) throw new Error(`Job ID ${problem}`);
 	return `/jobs/${encodeURIComponent(jobId)}`;
+}
+
+/** Submits a job. */
+export function submitCall(body: IDataObject): ApiCall {
+	return { intent: 'submit', method: 'POST', path: jobsPath(), body };
+}
+
+/** Reads one job, or only its status. Throws when the id cannot name one job (check it with jobIdProblem first). */
+export function readJobCall(jobId: string, statusOnly = false): ApiCall {
+	return { intent: 'readJob', method: 'GET', path: jobsPath(jobId), query: { filter: statusOnly ? 'executionStatus' : undefined } };
+}
+
+/** Lists jobs: all, or the active or finished ones. */
+export function listCall(filter?: 'active' | 'history'): ApiCall {
+	return { intent: 'list', method: 'GET', path: jobsPath(), query: { filter } };
 }
 
 /** The native path with its query, as the relay's `endpoint` header carries it. */

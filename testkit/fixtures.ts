@@ -1,6 +1,6 @@
 /** Reference server + credentials for node tests, for both interfaces. */
-import { ManualClock, startReferenceServer } from '../../server';
-import type { ReferenceServer, ReferenceServerOptions } from '../../server';
+import { ManualClock, startReferenceServer } from '../server';
+import type { ReferenceServer, ReferenceServerOptions } from '../server';
 import type { CredentialsMap } from './engine';
 
 export const CATALOG = {

@@ -1,13 +1,18 @@
 import { NodeApiError } from 'n8n-workflow';
 import type { INode, JsonObject } from 'n8n-workflow';
 
-import type { ApiCall, Connection } from './requestBuilders';
+import { redact } from '../redaction';
+import type { ApiCall, CallIntent, Connection } from './requestBuilders';
 import { RELAY_CREDENTIAL, displayHost } from './requestBuilders';
 
 /** What went wrong with one HTTP exchange, before it becomes a NodeApiError. */
 export type Failure =
 	| { kind: 'status'; statusCode: number; body: unknown }
 	| { kind: 'network'; code: string; detail: string }
+	/** A 3xx: never followed, so no key went to `location`. */
+	| { kind: 'redirect'; statusCode: number; location: string }
+	/** No complete answer within the call's wall-clock deadline (drip, silence, headers only). */
+	| { kind: 'deadline'; seconds: number }
 	/** A success status whose answer cannot be used: `problem` completes "The service's answer …". */
 	| { kind: 'unreadable'; statusCode: number; problem: string };
 
@@ -29,11 +34,39 @@ const PERMANENT_CODES = new Set([
 /** Failures that happen before any byte of the request leaves: no connection, or no valid request. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', ...PERMANENT_CODES]);
 
-/** Reads (GET) may be repeated safely on these; a submit never is. */
-export function isTransient(failure: Failure): boolean {
-	if (failure.kind === 'network') return !PERMANENT_CODES.has(failure.code);
-	if (failure.kind === 'unreadable') return true;
-	return failure.statusCode === 429 || failure.statusCode >= 500;
+/** What a failure means for a call of a given intent: the one classifier of retries and of a job's fate. */
+export interface FailureClass {
+	/** Worth another try of the same call (a submit never is: it could create a second job). */
+	retry: boolean;
+	/** For a submit: the service may have created the job, so the user must check before resubmitting. */
+	mayHaveAccepted: boolean;
+}
+
+export function classifyFailure(failure: Failure, intent: CallIntent): FailureClass {
+	const submit = intent === 'submit';
+	const temporary = isTemporary(failure);
+	let mayHaveAccepted = false;
+	if (submit) {
+		if (failure.kind === 'network') mayHaveAccepted = !NOT_SENT_CODES.has(failure.code);
+		else if (failure.kind === 'status') mayHaveAccepted = failure.statusCode >= 500 || (failure.statusCode === 400 && !serviceMessage(failure.body));
+		else mayHaveAccepted = true;
+	}
+	return { retry: temporary && !submit, mayHaveAccepted };
+}
+
+/** Failures a later identical read may not meet again. Redirects, certificates and refused credentials stay. */
+function isTemporary(failure: Failure): boolean {
+	switch (failure.kind) {
+		case 'network':
+			return failure.code !== 'ABORTED' && !PERMANENT_CODES.has(failure.code);
+		case 'unreadable':
+		case 'deadline':
+			return true;
+		case 'redirect':
+			return false;
+		default:
+			return failure.statusCode === 429 || failure.statusCode >= 500;
+	}
 }
 
 /** True when the request cannot have reached the service (so a submit certainly created no job). */
@@ -57,17 +90,20 @@ export function serviceMessage(body: unknown): string | undefined {
 	return undefined;
 }
 
-function describeCall(call: ApiCall): 'submit' | 'readJob' | 'list' | 'other' {
-	if (call.method === 'POST') return 'submit';
-	if (call.path.startsWith('/jobs/')) return 'readJob';
-	if (call.path === '/jobs') return 'list';
-	return 'other';
+/** What the call was about, for messages: "job <id>", "the active job list", "the submission". */
+export function callSubject(call: ApiCall): string {
+	if (call.intent === 'submit') return 'the submission';
+	if (call.intent === 'list') {
+		const filter = call.query?.filter;
+		return filter === 'active' ? 'the active job list' : filter === 'history' ? 'the finished job list' : 'the job list';
+	}
+	return `job ${decodeURIComponent(call.path.slice('/jobs/'.length))}`;
 }
 
 function statusText(failure: Extract<Failure, { kind: 'status' }>, call: ApiCall, connection: Connection) {
 	const relay = connection.credentialType === RELAY_CREDENTIAL;
 	const fromService = serviceMessage(failure.body);
-	const what = describeCall(call);
+	const what = call.intent;
 	const code = failure.statusCode;
 	if (code === 401 || code === 403) {
 		return {
@@ -84,7 +120,6 @@ function statusText(failure: Extract<Failure, { kind: 'status' }>, call: ApiCall
 				: 'The service refused the job: check the flow path, the run profile and the parameters.',
 			readJob: 'The service could not answer for this job: check the job ID (jobs may also be removed after a while).',
 			list: 'The service refused the job list request.',
-			other: 'The service refused the request.',
 		}[what];
 		if (fromService) return { message: `Bad request: ${fromService}`, description: hint };
 		if (what === 'submit') {
@@ -123,13 +158,11 @@ function statusText(failure: Extract<Failure, { kind: 'status' }>, call: ApiCall
 
 function networkText(failure: Extract<Failure, { kind: 'network' }>, call: ApiCall, connection: Connection) {
 	const host = displayHost(connection.baseUrl);
-	const submit = call.method === 'POST';
-	const notSent = certainlyNotSent(failure);
 	let description = `${failure.code}: check that the service runs and that the URL of the credential is right.`;
-	if (submit) {
-		description = notSent
-			? 'The request never reached the service, so no job was submitted.'
-			: `The connection failed after the request was sent. ${MAY_HAVE_ACCEPTED}`;
+	if (call.intent === 'submit') {
+		description = classifyFailure(failure, call.intent).mayHaveAccepted
+			? `The connection failed after the request was sent. ${MAY_HAVE_ACCEPTED}`
+			: 'The request never reached the service, so no job was submitted.';
 	}
 	return { message: `The Job Execution service cannot be reached at ${host} (${failure.code})`, description };
 }
@@ -138,17 +171,38 @@ function unreadableText(failure: Extract<Failure, { kind: 'unreadable' }>, call:
 	return {
 		message: `The service's answer ${failure.problem} (HTTP ${failure.statusCode})`,
 		description:
-			call.method === 'POST' ? MAY_HAVE_ACCEPTED : 'The answer could not be used; the request was retried where it was safe to.',
+			call.intent === 'submit' ? MAY_HAVE_ACCEPTED : 'The answer could not be used; the request was retried where it was safe to.',
 	};
 }
 
-/** Removes every secret value from a text: the final guard, whatever a server or library echoed. */
-export function redact(text: string, secrets: string[]): string {
-	let result = text;
-	for (const secret of secrets) {
-		if (secret.length >= 3) result = result.split(secret).join('***');
+function redirectText(failure: Extract<Failure, { kind: 'redirect' }>, call: ApiCall, connection: Connection) {
+	const target = redirectHost(failure.location, connection.baseUrl);
+	const field = connection.credentialType === RELAY_CREDENTIAL ? 'Relay URL' : 'Base URL';
+	const fix = `Set the credential's ${field} to the address the service really answers on (redirects are never followed, so that keys stay with the service).`;
+	return {
+		message: `The service answered ${callSubject(call)} with a redirect (HTTP ${failure.statusCode}) to ${target}: not followed, the keys were not sent there`,
+		description: call.intent === 'submit' ? `${fix} ${MAY_HAVE_ACCEPTED}` : fix,
+	};
+}
+
+/** The host a Location header points at, for messages: never its path or query. */
+function redirectHost(location: string, baseUrl: string): string {
+	if (location.trim() === '') return 'no address';
+	try {
+		return new URL(location, baseUrl).host || 'an address without a host';
+	} catch {
+		return 'an unreadable address';
 	}
-	return result;
+}
+
+function deadlineText(failure: Extract<Failure, { kind: 'deadline' }>, call: ApiCall, connection: Connection) {
+	return {
+		message: `No complete answer from the service at ${displayHost(connection.baseUrl)} for ${callSubject(call)} within ${failure.seconds} s`,
+		description:
+			call.intent === 'submit'
+				? `The request was sent and the answer never finished. ${MAY_HAVE_ACCEPTED}`
+				: 'The service answered too slowly, or not at all; the node stopped waiting for it.',
+	};
 }
 
 /** The one place where a failed exchange becomes the error users see. */
@@ -160,32 +214,69 @@ export function toNodeApiError(
 	secrets: string[],
 	itemIndex?: number,
 ): NodeApiError {
-	const text =
-		failure.kind === 'status'
-			? statusText(failure, call, connection)
-			: failure.kind === 'network'
-				? networkText(failure, call, connection)
-				: unreadableText(failure, call);
+	// The body is cleaned before any of it is cut for a message: a secret cut in half would escape redaction.
+	const text = failureText(failure.kind === 'status' ? { ...failure, body: redactBody(failure.body, secrets) } : failure, call, connection);
 	const message = redact(text.message, secrets);
 	const description = text.description === undefined ? undefined : redact(text.description, secrets);
-	const httpCode = failure.kind === 'network' ? failure.code : String(failure.statusCode);
+	const httpCode = failure.kind === 'network' ? failure.code : failure.kind === 'deadline' ? 'DEADLINE' : String(failure.statusCode);
 	// The error response carries only what was built above: never the request, its headers or the raw library error.
 	const response: JsonObject = { message, httpCode };
 	if (description) response.description = description;
 	const error = new NodeApiError(node, response, { message, description, httpCode, itemIndex });
 	// NodeApiError swaps messages of well-known network codes for generic ones; ours name the host and the job's fate.
 	error.message = message;
+	failures.set(error, { failure, intent: call.intent });
 	return error;
 }
 
-/** For loops that keep polling (the wait): is this thrown error worth another try later? */
-export function isTransientApiError(error: unknown): boolean {
-	if (!(error instanceof NodeApiError)) return false;
-	const code = error.httpCode ?? '';
-	if (/^\d+$/.test(code)) {
-		const status = Number(code);
-		// A 2xx here is an answer that could not be read (malformed JSON): worth another read.
-		return status === 429 || status >= 500 || (status >= 200 && status < 300);
+function redactBody(body: unknown, secrets: string[]): unknown {
+	if (typeof body === 'string') return redact(body, secrets);
+	if (body === null || typeof body !== 'object') return body;
+	const text = redact(JSON.stringify(body), secrets);
+	try {
+		return JSON.parse(text) as unknown;
+	} catch {
+		return text;
 	}
-	return code !== '' && code !== 'ABORTED' && !PERMANENT_CODES.has(code);
+}
+
+function failureText(failure: Failure, call: ApiCall, connection: Connection): { message: string; description?: string } {
+	switch (failure.kind) {
+		case 'status':
+			return statusText(failure, call, connection);
+		case 'network':
+			return networkText(failure, call, connection);
+		case 'redirect':
+			return redirectText(failure, call, connection);
+		case 'deadline':
+			return deadlineText(failure, call, connection);
+		default:
+			return unreadableText(failure, call);
+	}
+}
+
+/** The failure behind each error the transport threw, so loops that keep polling use the same classifier. */
+const failures = new WeakMap<object, { failure: Failure; intent: CallIntent }>();
+
+/** For loops that keep polling (the wait): is this thrown error worth another try later? */
+export function isRetryableError(error: unknown): boolean {
+	const known = typeof error === 'object' && error !== null ? failures.get(error) : undefined;
+	return known !== undefined && classifyFailure(known.failure, known.intent).retry;
+}
+
+/** A thrown transport error in plain words, without codes (n8n would swap a message holding one for its own). */
+export function failureInWords(error: unknown): string {
+	const failure = typeof error === 'object' && error !== null ? failures.get(error)?.failure : undefined;
+	switch (failure?.kind) {
+		case 'network':
+			return 'the service could not be reached';
+		case 'deadline':
+			return 'the service did not answer in time';
+		case 'status':
+			return `the service answered HTTP ${failure.statusCode}`;
+		case 'unreadable':
+			return 'the answer could not be read';
+		default:
+			return 'the request failed';
+	}
 }

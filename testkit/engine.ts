@@ -29,10 +29,10 @@ import type {
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
 
-import { JobExecutionApi } from '../../credentials/JobExecutionApi.credentials';
-import { JobExecutionRelayApi } from '../../credentials/JobExecutionRelayApi.credentials';
-import { JobExecution } from '../../nodes/JobExecution/JobExecution.node';
-import { JobExecutionTrigger } from '../../nodes/JobExecutionTrigger/JobExecutionTrigger.node';
+import { JobExecutionApi } from '../credentials/JobExecutionApi.credentials';
+import { JobExecutionRelayApi } from '../credentials/JobExecutionRelayApi.credentials';
+import { JobExecution } from '../nodes/JobExecution/JobExecution.node';
+import { JobExecutionTrigger } from '../nodes/JobExecutionTrigger/JobExecutionTrigger.node';
 
 export const PACKAGE = 'n8n-nodes-job-execution';
 export const ACTION_NODE_TYPE = `${PACKAGE}.jobExecution`;

@@ -1,0 +1,10 @@
+/** @type {import('jest').Config} Soak (`npm run test:soak`): long load proofs (10,000-job churn, 1,000,000-job state). */
+const base = require('./jest.config');
+
+module.exports = {
+	...base,
+	roots: ['<rootDir>/test/soak'],
+	testMatch: ['<rootDir>/test/soak/**/*.soak.test.ts'],
+	testPathIgnorePatterns: ['/node_modules/'],
+	testTimeout: 10 * 60_000,
+};

@@ -1,0 +1,69 @@
+/**
+ * Secrets in every form they travel in: the raw value, the `Basic` base64 of user:password, and what a server that
+ * echoes a request usually does to a header (URL- or form-encoding, JSON or HTML escaping, base64, case changes).
+ * Pure: the transport derives the forms once per connection and redacts every message it builds with them.
+ */
+
+const MIN_SECRET_LENGTH = 3;
+
+/**
+ * The part of base64 that is the same whatever text surrounds the secret: one core per alignment of the secret in
+ * the encoded text (its offset modulo 3), so `Bearer <token>`, `user:<password>` or a whole echoed header line all
+ * show one of them. Cores shorter than 8 characters are left out (they could match by chance).
+ */
+function base64Cores(secret: string): string[] {
+	const length = Buffer.byteLength(secret, 'utf8');
+	const cores: string[] = [];
+	for (let offset = 0; offset < 3; offset++) {
+		const encoded = Buffer.from('\0'.repeat(offset) + secret, 'utf8').toString('base64');
+		const core = encoded.slice(offset > 0 ? 4 : 0, Math.floor((offset + length) / 3) * 4);
+		if (core.length >= 8) cores.push(core, core.replace(/\+/g, '-').replace(/\//g, '_'));
+	}
+	return cores;
+}
+
+function base64Forms(text: string): string[] {
+	const standard = Buffer.from(text, 'utf8').toString('base64').replace(/=+$/, '');
+	return [standard, standard.replace(/\+/g, '-').replace(/\//g, '_'), ...base64Cores(text)];
+}
+
+function escapedForms(secret: string): string[] {
+	return [
+		secret,
+		encodeURIComponent(secret),
+		encodeURIComponent(secret).replace(/%20/g, '+'),
+		JSON.stringify(secret).slice(1, -1),
+		JSON.stringify(JSON.stringify(secret)).slice(2, -2),
+		secret.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;'),
+		Buffer.from(secret, 'utf8').toString('hex'),
+	];
+}
+
+/**
+ * Every form of the given secrets worth hiding; `basic` adds base64 of `user:password` as in a Basic header.
+ * Forms shorter than 3 characters are left out (they would blank ordinary words).
+ */
+export function secretForms(secrets: readonly string[], basic?: { user: string; password: string }): string[] {
+	const forms = new Set<string>();
+	for (const secret of secrets) {
+		if (secret.length < MIN_SECRET_LENGTH) continue;
+		for (const form of escapedForms(secret)) forms.add(form);
+		for (const form of base64Forms(secret)) forms.add(form);
+	}
+	if (basic && basic.password.length >= MIN_SECRET_LENGTH) {
+		for (const form of base64Forms(`${basic.user}:${basic.password}`)) forms.add(form);
+	}
+	// Longest first, so that a form containing another is replaced whole.
+	return [...forms].filter((form) => form.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
+}
+
+function escapeRegExp(text: string): string {
+	return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Replaces every form (any case) by ***: the final guard on whatever a server or library echoed. */
+export function redact(text: string, forms: readonly string[]): string {
+	if (forms.length === 0 || text === '') return text;
+	const pattern = new RegExp(forms.map(escapeRegExp).join('|'), 'gi');
+	return text.replace(pattern, '***');
+}

@@ -1,0 +1,339 @@
+/**
+ * Every operation and the trigger, native (Bearer, Basic, custom header) and relay, through n8n's engine against a
+ * service that misbehaves on purpose (testkit/hostileServer.ts): redirects of every 3xx code to another host
+ * that records what reaches it (nothing may), answers that drip, never come or stop after the headers (each run
+ * ends within a stated bound), echoes of every request header in every error status (no secret in any form in any
+ * message, item or trigger error), lists with bad ids and 100,000 jobs, status flips and unknown statuses.
+ */
+import { Logger } from '@n8n/backend-common';
+import { Container } from '@n8n/di';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+
+import { transportTiming } from '../../nodes/shared/transport';
+import { runActionNode } from '../../testkit/engine';
+import type { CredentialsMap } from '../../testkit/engine';
+import { ECHO_FORMS, jobStatus, startHostileServer, startRecorder, transform } from '../../testkit/hostileServer';
+import type { Answer, HostileRequest, Listener, Script } from '../../testkit/hostileServer';
+import { createPoller } from '../../testkit/poller';
+import { expectNoSecrets, secretForms } from '../../testkit/secrets';
+
+const JOB = '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
+const FLOW_ID = '3f2b8c1e-6d4a-4b7e-9a51-0c8d2e7f4a10';
+
+type Variant = 'bearer' | 'basic' | 'header' | 'relay';
+const VARIANTS: Variant[] = ['bearer', 'basic', 'header', 'relay'];
+type Target = 'submit' | 'submitAndWait' | 'get' | 'getStatus' | 'getMany' | 'wait' | 'trigger';
+const TARGETS: Target[] = ['submit', 'submitAndWait', 'get', 'getStatus', 'getMany', 'wait', 'trigger'];
+
+/** Every credential of every variant, so that a check for secrets covers them all. */
+function credentialsFor(url: string): Record<Variant, CredentialsMap> {
+	const native = (extra: IDataObject) => ({ jobExecutionApi: { baseUrl: url, ...extra } }) as CredentialsMap;
+	return {
+		bearer: native({ authType: 'bearerToken', token: 'hostile-token-7e1d9a' }),
+		basic: native({ authType: 'basicAuth', user: 'alice', password: 'hostile-pass-3c5b8f' }),
+		header: native({ authType: 'headerAuth', headerName: 'X-Api-Secret', headerSecret: 'hostile-header-9f2e4c' }),
+		relay: { jobExecutionRelayApi: { relayUrl: url, apiKey: 'hostile-relay-5a7c1e', userApiKey: 'hostile-user-2b8d6f' } },
+	};
+}
+
+/** Submit with wait sleeps one Poll Interval (1 s) before its first read: its Timeout is 2 s so that it reads. */
+function parameters(target: Target, variant: Variant, waitSeconds = target === 'submitAndWait' ? 2 : 1): INodeParameters {
+	const authentication = variant === 'relay' ? 'jobExecutionRelayApi' : 'jobExecutionApi';
+	const flow = variant === 'relay' ? { flowId: FLOW_ID } : { flowFileName: '/Shared/Flows/sales.flow' };
+	const waitSettings = { pollInterval: 1, timeout: waitSeconds };
+	const byTarget: Record<Target, INodeParameters> = {
+		submit: { resource: 'job', operation: 'submit', ...flow, runProfileName: 'default' },
+		submitAndWait: { resource: 'job', operation: 'submit', ...flow, runProfileName: 'default', waitForCompletion: true, waitSettings },
+		get: { resource: 'job', operation: 'get', jobId: JOB },
+		getStatus: { resource: 'job', operation: 'get', jobId: JOB, options: { statusOnly: true } },
+		getMany: { resource: 'job', operation: 'getMany', returnAll: true },
+		wait: { resource: 'job', operation: 'waitForCompletion', jobId: JOB, waitSettings },
+		trigger: {},
+	};
+	return { authentication, ...byTarget[target] };
+}
+
+/** Submit and wait: the submit is answered honestly, so that the hostile answers reach its wait. */
+function scriptFor(target: Target, hostile: Script): Script {
+	if (target !== 'submitAndWait') return hostile;
+	return (request) => (request.method === 'POST' ? { kind: 'json', body: { jobId: JOB } } : hostile(request));
+}
+
+/** Runs one target once against `url`; the outcome is its error (thrown, or the continue-on-fail item). */
+async function runTarget(target: Target, variant: Variant, url: string, options: { continueOnFail?: boolean; waitSeconds?: number } = {}) {
+	const all = credentialsFor(url);
+	const credentials = all[variant];
+	const started = Date.now();
+	if (target === 'trigger') {
+		const poller = createPoller(parameters(target, variant), credentials);
+		const error = (await poller.poll().then(
+			() => undefined,
+			(thrown: unknown) => thrown,
+		)) as (Error & { description?: string }) | undefined;
+		const elapsedMs = Date.now() - started;
+		const serialized = error ? JSON.stringify(error, Object.getOwnPropertyNames(error)) + String(error.stack) : '';
+		for (const form of secretForms({ ...all.bearer, ...all.basic, ...all.header, ...all.relay })) {
+			expect(serialized.toLowerCase()).not.toContain(form);
+		}
+		return { message: error?.message ?? '', description: error?.description ?? '', elapsedMs };
+	}
+	const result = await runActionNode({ credentials, continueOnFail: options.continueOnFail, parameters: parameters(target, variant, options.waitSeconds) });
+	const elapsedMs = Date.now() - started;
+	expectNoSecrets(result, { ...all.bearer, ...all.basic, ...all.header, ...all.relay });
+	const item = options.continueOnFail ? result.json[0] : undefined;
+	return {
+		message: String(item?.error ?? result.error?.message ?? ''),
+		description: String(item?.description ?? result.error?.description ?? ''),
+		elapsedMs,
+	};
+}
+
+const figures = { runs: 0, keysAtOtherHost: 0, longestSlowRunMs: 0, slowRuns: 0, stateAt100k: '' };
+const savedTiming = { ...transportTiming, retryDelaysMs: [...transportTiming.retryDelaysMs] };
+
+/** Short wall-clock limits for the slow-answer cases: the bounds are the same code with other figures. */
+const SHORT_LIMITS = { attemptMs: 500, callMs: 1000 };
+
+beforeAll(() => {
+	// Retries without real backoff; the default wall-clock limits, except where a test sets SHORT_LIMITS.
+	transportTiming.retryDelaysMs = [1, 1, 1];
+});
+
+afterAll(() => {
+	Object.assign(transportTiming, savedTiming);
+	process.stdout.write(
+		`hostile service: ${figures.runs} runs; requests reaching the redirect target: ${figures.keysAtOtherHost}; ` +
+			`slow answers: ${figures.slowRuns} runs, longest ${figures.longestSlowRunMs} ms (call limit 1 s; Wait Timeout 1 s, 2 s for submit and wait); ` +
+			`${figures.stateAt100k}\n`,
+	);
+});
+
+let servers: Listener[] = [];
+afterEach(async () => {
+	await Promise.all(servers.map((server) => server.close()));
+	servers = [];
+});
+
+async function hostile(script: Script): Promise<Listener> {
+	const server = await startHostileServer(script);
+	servers.push(server);
+	return server;
+}
+
+const REDIRECTS = [301, 302, 303, 307, 308];
+const ERROR_STATUSES = [400, 401, 403, 404, 409, 413, 422, 429, 500, 502, 503];
+const SLOW: Array<'drip' | 'silent' | 'headersOnly'> = ['drip', 'silent', 'headersOnly'];
+
+/** What each target says when its answers never finish. */
+const WAITED_FOR: Record<Target, string> = {
+	submit: 'for the submission within',
+	submitAndWait: `Timed out after 2 s waiting for job ${JOB}: last status not read yet; the last read failed: the service did not answer in time`,
+	get: `for job ${JOB} within`,
+	getStatus: `for job ${JOB} within`,
+	getMany: 'for the job list within',
+	wait: `Timed out after 1 s waiting for job ${JOB}: last status not read yet; the last read failed: the service did not answer in time`,
+	trigger: 'for the active job list within',
+};
+
+// Each table runs its cases side by side: a wait cannot take less than its 1 s Poll Interval or Timeout.
+describe('a service that misbehaves on purpose, every target, native and relay', () => {
+	test('HTTP 301/302/303/307/308 to another host: an error naming the status and host, nothing reaches that host', async () => {
+		const recorder = await startRecorder();
+		servers.push(recorder);
+		const cases = REDIRECTS.flatMap((status) => VARIANTS.flatMap((variant) => TARGETS.map((target) => ({ status, variant, target }))));
+		await Promise.all(
+			cases.map(async ({ status, variant, target }, n) => {
+				const server = await hostile(scriptFor(target, (request) => ({ kind: 'redirect', status, location: `${recorder.url}${request.raw.url}` })));
+				const outcome = await runTarget(target, variant, server.url, { continueOnFail: n % 2 === 0 });
+				figures.runs++;
+				expect(outcome.message).toContain(`redirect (HTTP ${status}) to ${recorder.host}: not followed, the keys were not sent there`);
+				if (target === 'submit') expect(outcome.description).toContain('may have accepted the job');
+				if (target === 'submitAndWait') expect(outcome.description).toContain(`Job ${JOB} was submitted`);
+			}),
+		);
+		figures.keysAtOtherHost += recorder.requests.length;
+		expect(recorder.requests).toEqual([]);
+	});
+
+	test('drip, silence, headers only: each run ends within its bound (call limit, or Wait Timeout + 1 s) and says what it waited for', async () => {
+		Object.assign(transportTiming, SHORT_LIMITS);
+		try {
+			const cases = SLOW.flatMap((kind) => (['bearer', 'relay'] as Variant[]).flatMap((variant) => TARGETS.map((target) => ({ kind, variant, target }))));
+			await Promise.all(
+				cases.map(async ({ kind, variant, target }) => {
+					const server = await hostile(scriptFor(target, () => ({ kind }) as Answer));
+					const outcome = await runTarget(target, variant, server.url);
+					figures.runs++;
+					figures.slowRuns++;
+					figures.longestSlowRunMs = Math.max(figures.longestSlowRunMs, outcome.elapsedMs);
+					// A bound, not a race: the call limit (1 s) with room to spare, or the Wait Timeout (1 s; 2 s for submit
+					// and wait) plus 1 s.
+					const bound: Partial<Record<Target, number>> = { submitAndWait: 3000, wait: 2000 };
+					expect(outcome.elapsedMs).toBeLessThan(bound[target] ?? 2500);
+					expect(outcome.message).toContain(WAITED_FOR[target]);
+					if (target === 'submit') expect(outcome.description).toContain('may have accepted the job');
+				}),
+			);
+		} finally {
+			Object.assign(transportTiming, { attemptMs: savedTiming.attemptMs, callMs: savedTiming.callMs });
+		}
+	});
+
+	test('with the default 60 s call limit, a Wait Timeout of 2 s against a drip ends within 3 s; a refused port times out in words n8n keeps', async () => {
+		const refused = await startHostileServer(() => ({ kind: 'json', body: {} }));
+		await refused.close();
+		const drips = (['bearer', 'relay'] as Variant[]).flatMap((variant) =>
+			(['wait', 'submitAndWait'] as Target[]).map(async (target) => {
+				const server = await hostile(scriptFor(target, () => ({ kind: 'drip' })));
+				const outcome = await runTarget(target, variant, server.url, { waitSeconds: 2 });
+				figures.runs++;
+				expect(outcome.elapsedMs).toBeLessThan(3000);
+				expect(outcome.message).toMatch(/^Timed out after 2 s waiting for job .*: last status not read yet; the last read failed: the service did not answer in time$/);
+			}),
+		);
+		const refusedRun = runTarget('wait', 'bearer', refused.url).then((outcome) => {
+			figures.runs++;
+			expect(outcome.message).toBe(`Timed out after 1 s waiting for job ${JOB}: last status not read yet; the last read failed: the service could not be reached`);
+		});
+		await Promise.all([...drips, refusedRun]);
+	});
+
+	test('every error status echoing every request header, in every form: no secret in any form in messages, items or trigger errors', async () => {
+		const echoed: Array<{ variant: Variant; body: string }> = [];
+		const cases = VARIANTS.flatMap((variant) =>
+			TARGETS.flatMap((target, t) => ECHO_FORMS.map((form, f) => ({ variant, target, form, f, status: ERROR_STATUSES[(t * ECHO_FORMS.length + f) % ERROR_STATUSES.length] }))),
+		);
+		await Promise.all(
+			cases.map(async ({ variant, target, form, status, f }) => {
+				const server = await hostile(scriptFor(target, () => ({ kind: 'echo', status, form, json: f % 2 === 0 })));
+				const outcome = await runTarget(target, variant, server.url, { continueOnFail: f % 3 !== 0 });
+				figures.runs++;
+				expect(outcome.message).not.toBe('');
+				const last = server.requests[server.requests.length - 1] as HostileRequest;
+				const lines = Object.entries(last.raw.headers).map(([name, value]) => `${name}: ${String(value)}`);
+				echoed.push({ variant, body: transform(lines.join('; '), form).toLowerCase() });
+			}),
+		);
+		// The checks above can fail: what the server echoed did hold the secrets, in every case.
+		const holdsSecret = ({ variant, body }: { variant: Variant; body: string }) =>
+			secretForms(credentialsFor('http://x')[variant]).some((secret) => body.includes(secret));
+		expect(echoed.filter(holdsSecret)).toHaveLength(cases.length);
+	});
+});
+
+/** A trigger whose lists come from `lists()`, and n8n's logger watched for its one line per poll. */
+async function triggerAgainst(variant: Variant, lists: () => { active: unknown; history: unknown }, parametersExtra: IDataObject = {}) {
+	const server = await hostile((request) => {
+		const current = lists();
+		if (request.target.endsWith('filter=active')) return { kind: 'json', body: current.active } as Answer;
+		if (request.target.endsWith('filter=history')) return { kind: 'json', body: current.history } as Answer;
+		return { kind: 'json', status: 400, body: { message: 'unknown job' } } as Answer;
+	});
+	const credentials = credentialsFor(server.url)[variant];
+	const poller = createPoller({ ...parameters('trigger', variant), ...parametersExtra } as INodeParameters, credentials);
+	const warn = jest.spyOn(Container.get(Logger), 'warn');
+	return { server, poller, warn };
+}
+
+const ids = (items: Array<{ json: IDataObject }> | null) => (items ?? []).map((item) => `${String(item.json.id)}:${normalize(item.json.executionStatus)}`);
+const normalize = (status: unknown) => String(status).trim().toUpperCase();
+
+describe.each(['bearer', 'relay'] as Variant[])('the trigger against lying lists (%s)', (variant) => {
+	afterEach(() => jest.restoreAllMocks());
+
+	test('jobs it cannot read are skipped, counted once per poll in the log, and never block later polls', async () => {
+		const bad = [{ id: '..' }, { id: '.' }, { id: '' }, { id: 'a\r\nb' }, { id: 'x'.repeat(300) }, { id: {} }, { id: '__proto__' }, 'text', null, 42, { executionStatus: 'RUNNING' }];
+		let good: unknown[] = [jobStatus('good-1', 'RUNNING', { start: 1_700_000_000_000 })];
+		let history: unknown[] = [];
+		const { server, poller, warn } = await triggerAgainst(variant, () => ({ active: [...bad, ...good], history: [...bad, ...history] }));
+		expect(await poller.poll()).toBeNull();
+		good = [];
+		history = [jobStatus('good-1', 'COMPLETED', { start: 1_700_000_000_000, end: 1_700_000_060_000 })];
+		expect(ids(await poller.poll())).toEqual(['good-1:COMPLETED']);
+		expect(await poller.poll()).toBeNull();
+		figures.runs += 3;
+		const lines = warn.mock.calls.map(([line]) => String(line)).filter((line) => line.startsWith('Job Execution Trigger'));
+		expect(lines).toHaveLength(3);
+		// 11 per list and poll: the 3 that are not objects, and 8 objects without a usable id.
+		expect(lines.every((line) => line.includes('skipped 22 listed job(s) without a usable ID'))).toBe(true);
+		expect(server.requests.every((request) => /filter=(active|history)$/.test(request.target))).toBe(true);
+	});
+
+	test('RUNNING, then an unknown status with an end time, then COMPLETED: COMPLETED fires once', async () => {
+		let job = jobStatus('flip-1', 'RUNNING', { start: 1_700_000_000_000 });
+		const { poller } = await triggerAgainst(variant, () => ({ active: [job], history: [] }));
+		expect(await poller.poll()).toBeNull();
+		job = { ...job, executionStatus: 'ARCHIVED', endTime: 1_700_000_050_000 };
+		expect(await poller.poll()).toBeNull();
+		job = { ...job, executionStatus: ' completed ' };
+		expect(ids(await poller.poll())).toEqual(['flip-1:COMPLETED']);
+		expect(await poller.poll()).toBeNull();
+		figures.runs += 4;
+	});
+
+	test('a finished job that reappears as RUNNING, then COMPLETED, after 900 newer jobs finished, does not fire again', async () => {
+		const T = 1_700_000_000_000;
+		const revenant = { start: T, end: T + 1000 };
+		let active: unknown[] = [jobStatus('old-1', 'RUNNING', { start: T })];
+		let history: unknown[] = [];
+		const { poller } = await triggerAgainst(variant, () => ({ active, history }));
+		expect(await poller.poll()).toBeNull();
+		active = [];
+		history = [jobStatus('old-1', 'COMPLETED', revenant)];
+		expect(ids(await poller.poll())).toEqual(['old-1:COMPLETED']);
+		for (let page = 0; page < 9; page++) {
+			history = Array.from({ length: 100 }, (_, n) => jobStatus(`new-${page}-${n}`, 'COMPLETED', { start: T + 2000, end: T + 10_000 + page * 100 + n }));
+			expect(await poller.poll()).toHaveLength(100);
+		}
+		active = [jobStatus('old-1', 'RUNNING', { start: T })];
+		history = [];
+		expect(await poller.poll()).toBeNull();
+		active = [];
+		history = [jobStatus('old-1', 'COMPLETED', revenant)];
+		expect(await poller.poll()).toBeNull();
+		figures.runs += 13;
+	});
+});
+
+// One case, native only (the relay shares the tracker and the list reading): it reads 12 MB per poll.
+describe('the trigger against a list of 100,000 jobs', () => {
+	afterEach(() => jest.restoreAllMocks());
+
+	test('the state stays bounded (under 100 KiB), the log says what was left, and nothing fires twice', async () => {
+		const variant: Variant = 'bearer';
+		const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+		const active = JSON.stringify(Array.from({ length: 100_000 }, (_, n) => jobStatus(uuid(n), 'RUNNING', { start: 1_700_000_000_000 + n })));
+		const server = await hostile((request) => ({ kind: 'raw', text: request.target.endsWith('filter=active') ? active : '[]' }));
+		const poller = createPoller({ ...parameters('trigger', variant), triggerOn: 'anyChange' }, credentialsFor(server.url)[variant]);
+		const warn = jest.spyOn(Container.get(Logger), 'warn');
+		const started = Date.now();
+		expect(await poller.poll()).toBeNull();
+		const firstPollMs = Date.now() - started;
+		expect(await poller.poll()).toBeNull();
+		figures.runs += 2;
+		const size = JSON.stringify(poller.storedState()).length;
+		expect(size).toBeLessThan(100 * 1024);
+		expect(String(warn.mock.calls.at(-1)?.[0])).toContain('read only the first 500 jobs of a list, leaving 99500');
+		figures.stateAt100k = `state at 100,000 listed jobs: ${(size / 1024).toFixed(1)} KiB, first poll ${firstPollMs} ms`;
+	});
+});
+
+describe.each(['bearer', 'relay'] as Variant[])('one reading of statuses in the operations (%s)', (variant) => {
+	test('the wait ends on " completed " and returns the job; Get Many matches a status filter whatever its case', async () => {
+		const server = await hostile((request) =>
+			request.target.startsWith('/api/v1/jobs/')
+				? { kind: 'json', body: jobStatus(JOB, ' completed ', { start: 1, end: 2 }) }
+				: { kind: 'json', body: [jobStatus('a', 'completed'), jobStatus('b', 'Running'), jobStatus('c', ' ERROR')] },
+		);
+		const credentials = credentialsFor(server.url)[variant];
+		const waited = await runActionNode({ credentials, parameters: parameters('wait', variant) });
+		expect(waited.error).toBeUndefined();
+		expect(waited.json[0].id).toBe(JOB);
+		const listed = await runActionNode({
+			credentials,
+			parameters: { ...parameters('getMany', variant), filters: { executionStatus: ['COMPLETED', 'ERROR'] } } as INodeParameters,
+		});
+		expect(listed.json.map((job) => job.id)).toEqual(['a', 'c']);
+		figures.runs += 2;
+	});
+});

@@ -1,0 +1,180 @@
+/**
+ * A service that misbehaves on purpose (not the reference server: this one must be able to lie). A script decides
+ * every answer from the native call a request carries (its own path, or the relay's `endpoint` and `method`
+ * headers): JSON of any shape, redirects, answers that drip or never come, and echoes of every request header in
+ * the forms an echoing server or proxy would use. A recorder stands for "another host" that nothing may reach.
+ */
+import { createServer } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+export interface HostileRequest {
+	/** The native verb and path with query (for the relay: its `method` and `endpoint` headers). */
+	method: string;
+	target: string;
+	/** The request as it arrived: its own verb, URL, headers and body. */
+	raw: { method: string; url: string; headers: IncomingHttpHeaders; body: string };
+}
+
+/** How an echoing server may transform what it reflects. */
+export const ECHO_FORMS = ['raw', 'urlEncoded', 'base64', 'lowerCase', 'upperCase', 'jsonEscaped', 'htmlEscaped'] as const;
+export type EchoForm = (typeof ECHO_FORMS)[number];
+
+export type Answer =
+	| { kind: 'json'; status?: number; body: unknown }
+	/** A body sent as is (for lists too big to build per request). */
+	| { kind: 'raw'; status?: number; text: string }
+	| { kind: 'redirect'; status: number; location: string }
+	/** Headers, then one byte every 50 ms, never ending. */
+	| { kind: 'drip' }
+	/** Accepts the connection and never answers. */
+	| { kind: 'silent' }
+	/** Headers with a length, then nothing. */
+	| { kind: 'headersOnly' }
+	/** Every request header in the body, transformed; as JSON `{ message }` or as bare text. */
+	| { kind: 'echo'; status: number; form: EchoForm; json: boolean };
+
+export type Script = (request: HostileRequest) => Answer;
+
+export interface Listener {
+	url: string;
+	host: string;
+	requests: HostileRequest[];
+	close(): Promise<void>;
+}
+
+/** Secret-looking headers first, so that they are inside what a client shows of a long body. */
+function headerLines(headers: IncomingHttpHeaders): string {
+	const secretFirst = /auth|key|token|secret|x-/i;
+	const entries = Object.entries(headers).sort(([a], [b]) => Number(secretFirst.test(b)) - Number(secretFirst.test(a)));
+	return entries.map(([name, value]) => `${name}: ${Array.isArray(value) ? value.join(', ') : String(value)}`).join('; ');
+}
+
+export function transform(text: string, form: EchoForm): string {
+	switch (form) {
+		case 'urlEncoded':
+			return encodeURIComponent(text);
+		case 'base64':
+			return text
+				.split('; ')
+				.map((line) => {
+					const [name, ...rest] = line.split(': ');
+					const value = rest.join(': ');
+					const basic = /^Basic (.+)$/.exec(value);
+					// A proxy decoding Basic credentials echoes user:password; others base64 the value.
+					const shown = basic ? Buffer.from(basic[1], 'base64').toString('utf8') : Buffer.from(value).toString('base64');
+					return `${name}: ${shown}`;
+				})
+				.join('; ');
+		case 'lowerCase':
+			return text.toLowerCase();
+		case 'upperCase':
+			return text.toUpperCase();
+		case 'jsonEscaped':
+			return JSON.stringify(text);
+		case 'htmlEscaped':
+			return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+		default:
+			return text;
+	}
+}
+
+function send(response: ServerResponse, answer: Answer, request: HostileRequest, drips: Set<NodeJS.Timeout>): void {
+	switch (answer.kind) {
+		case 'json':
+			response.writeHead(answer.status ?? 200, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
+			return;
+		case 'raw':
+			response.writeHead(answer.status ?? 200, { 'content-type': 'application/json' }).end(answer.text);
+			return;
+		case 'redirect':
+			response.writeHead(answer.status, { location: answer.location, 'content-type': 'text/plain' }).end('moved');
+			return;
+		case 'drip': {
+			response.writeHead(200, { 'content-type': 'application/json', 'content-length': '100000000' });
+			const timer = setInterval(() => response.write(' '), 50);
+			drips.add(timer);
+			response.on('close', () => clearInterval(timer));
+			return;
+		}
+		case 'headersOnly':
+			response.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+			response.flushHeaders();
+			return;
+		case 'silent':
+			return;
+		case 'echo': {
+			const text = transform(headerLines(request.raw.headers), answer.form);
+			const body = answer.json ? JSON.stringify({ message: text }) : text;
+			response.writeHead(answer.status, { 'content-type': answer.json ? 'application/json' : 'text/plain' }).end(body);
+			return;
+		}
+	}
+}
+
+function nativeCall(message: IncomingMessage): { method: string; target: string } {
+	const url = message.url ?? '/';
+	if (url.startsWith('/call/')) {
+		return { method: String(message.headers.method ?? message.method), target: String(message.headers.endpoint ?? '') };
+	}
+	return { method: message.method ?? 'GET', target: url };
+}
+
+async function listen(server: Server, sockets: Set<Socket>): Promise<{ url: string; host: string }> {
+	server.on('connection', (socket) => {
+		sockets.add(socket);
+		socket.on('close', () => sockets.delete(socket));
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const { port } = server.address() as AddressInfo;
+	return { url: `http://127.0.0.1:${port}`, host: `127.0.0.1:${port}` };
+}
+
+/** Starts a server answering every request as `script` says; it records each request. */
+export async function startHostileServer(script: Script): Promise<Listener> {
+	const requests: HostileRequest[] = [];
+	const sockets = new Set<Socket>();
+	const drips = new Set<NodeJS.Timeout>();
+	const server = createServer((message, response) => {
+		const chunks: Buffer[] = [];
+		message.on('data', (chunk: Buffer) => chunks.push(chunk));
+		message.on('end', () => {
+			const raw = { method: message.method ?? '', url: message.url ?? '', headers: message.headers, body: Buffer.concat(chunks).toString() };
+			const request: HostileRequest = { ...nativeCall(message), raw };
+			requests.push(request);
+			send(response, script(request), request, drips);
+		});
+	});
+	const { url, host } = await listen(server, sockets);
+	return {
+		url,
+		host,
+		requests,
+		close: async () => {
+			for (const timer of drips) clearInterval(timer);
+			for (const socket of sockets) socket.destroy();
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+		},
+	};
+}
+
+/** Another host: records whatever reaches it (nothing should) and answers 200 `{}`. */
+export async function startRecorder(): Promise<Listener> {
+	return await startHostileServer(() => ({ kind: 'json', body: { jobId: 'f0000000-0000-4000-8000-000000000000' } }));
+}
+
+let sequence = 0;
+
+/** A JobStatus as a service would list it. */
+export function jobStatus(id: string, executionStatus: string, times: { start?: number; end?: number } = {}): Record<string, unknown> {
+	sequence++;
+	return {
+		id,
+		jobName: `job ${sequence}`,
+		flowName: 'sales',
+		runProfileName: 'default',
+		executionStatus,
+		startTime: times.start ?? null,
+		endTime: times.end ?? null,
+	};
+}
