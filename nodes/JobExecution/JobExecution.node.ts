@@ -5,6 +5,7 @@ import { authenticationField, credentialsDescription } from '../shared/descripti
 import * as flow from './actions/flow/Flow.resource';
 import * as job from './actions/job/Job.resource';
 import { router } from './actions/router';
+import { searchJobs } from './methods/listSearch';
 
 export class JobExecution implements INodeType {
 	description: INodeTypeDescription = {
@@ -37,6 +38,8 @@ export class JobExecution implements INodeType {
 			...flow.description,
 		],
 	};
+
+	methods = { listSearch: { searchJobs } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);
