@@ -11,7 +11,7 @@ const STAMP = join(root, 'dist', '.release-stamp.json');
 // Everything a test run or the tarball depends on. dist/ is cleaned by every build, so a rebuild drops the stamp.
 const TREE = [
 	'package.json', 'package-lock.json', 'README.md', 'LICENSE', 'index.ts', 'tsconfig.json', 'gulpfile.js',
-	'jest.config.js', 'nodes', 'credentials', 'server', 'test', 'examples', 'dist/index.js', 'dist/index.d.ts',
+	'jest.config.js', 'nodes', 'credentials', 'server', 'test', 'testkit', 'examples', 'dist/index.js', 'dist/index.d.ts',
 	'dist/nodes', 'dist/credentials',
 ];
 
