@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every figure of the benchmark issue on loopback against the reference server, as ratios
  * measured within this run. Prints the table and writes it into BENCHMARKS.md. `npm run bench -- 1 5` runs
- * figures 1 and 5 only and leaves BENCHMARKS.md alone.
+ * figures 1 and 5 only and leaves BENCHMARKS.md alone; `npm run bench -- A B C` rewrites only the comparison block.
  */
 import { join } from 'path';
 
@@ -17,11 +17,18 @@ const FIGURES: Record<string, () => Promise<Figure[]>> = {
 	'4': async () => (await import('./figures/trigger')).measureTrigger(),
 	'5': async () => (await import('./figures/logParser')).measureLogParser(),
 	'6': async () => (await import('./figures/referenceServer')).measureReferenceServer(),
+	'8': async () => (await import('./figures/queuedSubmissions')).measureQueuedSubmissions(),
+	A: async () => (await import('./figures/vsHttpRequest')).measureVsHttpRequest(),
+	B: async () => (await import('./figures/vsWaitLoop')).measureVsWaitLoop(),
+	C: async () => (await import('./figures/vsPollingWorkflow')).measureVsPollingWorkflow(),
 };
+
+/** Figures comparing the package with what users would build from n8n's own nodes: their own block, first. */
+const ALTERNATIVES = ['A', 'B', 'C'];
 
 async function main(): Promise<void> {
 	const { describeMachine, loadAverage } = await import('./lib/machine');
-	const { consoleTable, markdownResults, writeBenchmarksFile } = await import('./lib/report');
+	const { ALTERNATIVES_END_MARKER, ALTERNATIVES_START_MARKER, consoleTable, markdownResults, writeBenchmarksFile } = await import('./lib/report');
 	await import('./lib/plainRequestNode');
 
 	const selected = process.argv.slice(2);
@@ -30,11 +37,12 @@ async function main(): Promise<void> {
 	const started = Date.now();
 	const loadAtStart = loadAverage();
 	const figures: Figure[] = [];
+	const alternatives: Figure[] = [];
 	for (const [id, measure] of Object.entries(FIGURES)) {
 		if (selected.length > 0 && !selected.includes(id)) continue;
 		const figureStart = Date.now();
 		process.stderr.write(`figure ${id}… `);
-		figures.push(...(await measure()));
+		(ALTERNATIVES.includes(id) ? alternatives : figures).push(...(await measure()));
 		process.stderr.write(`${((Date.now() - figureStart) / 1000).toFixed(1)} s\n`);
 	}
 	const seconds = (Date.now() - started) / 1000;
@@ -42,10 +50,13 @@ async function main(): Promise<void> {
 		`Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC in ${seconds.toFixed(0)} s; load average (1/5/15 min) ${loadAtStart} at the start, ${loadAverage()} at the end.`,
 		...describeMachine(),
 	];
-	process.stdout.write(`\n${header.join('\n')}\n\n${consoleTable(figures)}\n`);
-	if (selected.length === 0) {
+	process.stdout.write(`\n${header.join('\n')}\n\n${consoleTable([...alternatives, ...figures])}\n`);
+	const ran = (ids: string[]) => ids.every((id) => selected.length === 0 || selected.includes(id));
+	const allOwn = selected.length === 0;
+	if (allOwn || ran(ALTERNATIVES)) {
 		const file = join(__dirname, '..', '..', 'BENCHMARKS.md');
-		writeBenchmarksFile(file, markdownResults(figures, header));
+		const alternativesBlock = { start: ALTERNATIVES_START_MARKER, end: ALTERNATIVES_END_MARKER, results: markdownResults(alternatives, header) };
+		writeBenchmarksFile(file, allOwn ? markdownResults(figures, header) : undefined, ran(ALTERNATIVES) ? [alternativesBlock] : []);
 		process.stdout.write(`\nwritten to ${file}\n`);
 	}
 }

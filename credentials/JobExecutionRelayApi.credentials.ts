@@ -7,6 +7,10 @@ import type {
 	Icon,
 } from 'n8n-workflow';
 
+import { buildRelayRequest, listCall } from '../nodes/shared/transport/requestBuilders';
+
+const RELAY_TEST_CALL = buildRelayRequest('', listCall('active'));
+
 /** Relay interface: the native call travels in headers, guarded by the relay's key and the user's key. */
 export class JobExecutionRelayApi implements ICredentialType {
 	name = 'jobExecutionRelayApi';
@@ -76,8 +80,9 @@ export class JobExecutionRelayApi implements ICredentialType {
 	test: ICredentialTestRequest = {
 		request: {
 			baseURL: '={{ $credentials.relayUrl.trim().replace(/\\/+$/, "").replace(/\\/call$/i, "") }}',
-			url: '/call/status',
-			headers: { 'Content-Type': 'application/json', endpoint: '/api/v1/jobs?filter=active', method: 'GET' },
+			// The active job list, packed by the nodes' own relay packing.
+			url: RELAY_TEST_CALL.url,
+			headers: RELAY_TEST_CALL.headers,
 		},
 	};
 }

@@ -44,6 +44,11 @@ export class N8nRestClient {
 		return data.results;
 	}
 
+	// The execution record as n8n stores it (flatted text), e.g. to check that no secret was saved in it.
+	async storedData(executionId: string): Promise<string> {
+		return ((await this.get(`/rest/executions/${executionId}`)) as { data: string }).data;
+	}
+
 	async runData(executionId: string): Promise<RunData> {
 		const execution = (await this.get(`/rest/executions/${executionId}`)) as { data: string };
 		// Stored in the `flatted` format; parsed with the host's own copy of that package.

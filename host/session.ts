@@ -12,7 +12,7 @@ import type { Log } from './install';
 import { freePort } from './n8n';
 import type { N8nInstance } from './n8n';
 import type { ServiceAccess } from './workspace';
-import { importIntoN8n, installPackedProject, serviceCredentials } from './workspace';
+import { importIntoN8n, installPackedProject, mcpBearerCredential, serviceCredentials } from './workspace';
 
 export interface SessionOptions {
 	hostVersion: string;
@@ -27,6 +27,8 @@ export interface Session {
 	n8n: N8nInstance;
 	server: ReferenceServer;
 	service: ServiceAccess;
+	// The bearer token MCP clients present to the MCP example's server trigger (credential "MCP clients (bearer token)").
+	mcpToken: string;
 	// True when the user folder was created now (nothing of the user's to keep).
 	freshUserFolder: boolean;
 	close(): Promise<void>;
@@ -64,12 +66,13 @@ export async function openSession(options: SessionOptions): Promise<Session> {
 		nativeAuth: { type: 'bearer', token: nativeToken },
 	});
 	const service: ServiceAccess = { url: server.url, nativeToken, relayApiKey: server.relayApiKey, userApiKey: server.userApiKey };
+	const mcpToken = randomBytes(18).toString('base64url');
 	try {
-		log('importing the credentials for the native and the relay API');
-		await importIntoN8n(n8n, serviceCredentials(service), []);
+		log('importing the credentials for the native and the relay API, and the MCP clients\' bearer token');
+		await importIntoN8n(n8n, [...serviceCredentials(service), mcpBearerCredential(mcpToken)], []);
 	} catch (err) {
 		await server.close();
 		throw err;
 	}
-	return { n8n, server, service, freshUserFolder, close: () => server.close() };
+	return { n8n, server, service, mcpToken, freshUserFolder, close: () => server.close() };
 }

@@ -68,9 +68,10 @@ async function main(): Promise<void> {
 	const session = await openSession({ hostVersion: flags.hostVersion, userFolder, log, n8nPort: flags.port, serverPort: flags.serverPort });
 	running.session = session;
 	if (session.freshUserFolder || flags.resetExamples) {
-		log('importing the example workflows and activating the trigger example');
+		log('importing the example workflows and activating the trigger and the MCP server examples');
 		await importIntoN8n(session.n8n, [], exampleWorkflows());
 		await activateWorkflow(session.n8n, EXAMPLE_IDS['trigger-on-completed']);
+		await activateWorkflow(session.n8n, EXAMPLE_IDS['mcp-server-for-agents']);
 	} else {
 		log('keeping your workflows (npm start -- --reset-examples re-imports the examples)');
 	}
@@ -94,6 +95,7 @@ async function main(): Promise<void> {
 	log(`reference server:   ${service.url}  (native API: Bearer ${service.nativeToken})`);
 	log(`  relay apiKey:     ${service.relayApiKey}`);
 	log(`  relay user-api-key: ${service.userApiKey}`);
+	log(`MCP server for AI agents: ${n8n.url}/mcp/job-execution  (Authorization: Bearer ${session.mcpToken})`);
 	log('credentials "Job Execution API (reference server)" and "Job Execution Relay API (reference server)" are ready;');
 	log('the example workflows are under Overview. Ctrl-C stops everything.');
 }

@@ -41,7 +41,7 @@ export function installPackedProject(userFolder: string): void {
 export interface CredentialRecord {
 	id: string;
 	name: string;
-	type: 'jobExecutionApi' | 'jobExecutionRelayApi';
+	type: 'jobExecutionApi' | 'jobExecutionRelayApi' | 'httpBearerAuth';
 	data: Record<string, string | boolean>;
 }
 
@@ -55,6 +55,12 @@ export interface ServiceAccess {
 // The ids the example workflows refer to.
 export const NATIVE_CREDENTIAL_ID = 'jobexec-native';
 export const RELAY_CREDENTIAL_ID = 'jobexec-relay';
+// The bearer token MCP clients (AI agents) present to the MCP example's server trigger.
+export const MCP_BEARER_CREDENTIAL_ID = 'jobexec-mcp-bearer';
+
+export function mcpBearerCredential(token: string): CredentialRecord {
+	return { id: MCP_BEARER_CREDENTIAL_ID, name: 'MCP clients (bearer token)', type: 'httpBearerAuth', data: { token } };
+}
 
 export function serviceCredentials(service: ServiceAccess): CredentialRecord[] {
 	return [
@@ -90,6 +96,7 @@ export const EXAMPLE_IDS: Record<string, string> = {
 	'trigger-on-completed': 'jobExecExTrigger',
 	'get-many-and-forward': 'jobExecExGetMany',
 	'get-job-and-navigation-url': 'jobExecExGetNav1',
+	'mcp-server-for-agents': 'jobExecExMcpSrv1',
 };
 
 export function exampleWorkflows(): WorkflowRecord[] {

@@ -1,7 +1,7 @@
 // startReferenceServer: the HTTP layer (Node's http module) over the native routes and the relay adapter.
 import { randomBytes } from 'crypto';
 import { createServer } from 'http';
-import type { IncomingMessage, ServerResponse } from 'http';
+import type { IncomingMessage, Server, ServerResponse } from 'http';
 import type { AddressInfo, Socket } from 'net';
 
 import { CatalogIndex, defaultCatalog, loadCatalogFile, validateCatalog } from './catalog';
@@ -9,17 +9,18 @@ import type { Catalog } from './catalog';
 import { systemClock } from './clock';
 import type { Clock } from './clock';
 import { JobStore } from './jobStore';
-import { handleNative, message, nativeRouteOf } from './nativeRoutes';
+import { bodyText, message, nativeRouteOf } from './nativeRoutes';
 import type { NativeContext, NativeResponse, StatusFilterForm } from './nativeRoutes';
 import { FaultInjector, faultAnswer } from './faults';
 import type { Fault } from './faults';
-import { DataFileWriter, loadDataFile } from './persistence';
-import { handleRelay, RELAY_HTTP_METHOD, RELAY_PATHS, safeEqual, TOO_LARGE } from './relay';
+import { DataFileWriter, loadDataFile, removeLeftoverTempFiles } from './persistence';
+import { RELAY_HTTP_METHOD, RELAY_PATHS } from './relay';
+import type { RelayKeys } from './relay';
+import { createRouter } from './routing';
+import type { Answer, NativeAuth, Router } from './routing';
+import { send } from './transport';
 
-export type NativeAuth =
-	| { type: 'bearer'; token: string }
-	| { type: 'basic'; user: string; password: string }
-	| { type: 'header'; name: string; value: string };
+export type { NativeAuth } from './routing';
 
 export interface ReferenceServerOptions {
 	host?: string;
@@ -33,7 +34,10 @@ export interface ReferenceServerOptions {
 	userApiKey?: string;
 	nativeAuth?: NativeAuth;
 	statusFilterForm?: StatusFilterForm;
+	// Jobs kept: beyond it the oldest finished ones are forgotten (queued and running jobs never are).
 	maxJobs?: number;
+	// Jobs waiting for a slot: past it a submission is refused with 503 and Retry-After.
+	maxQueued?: number;
 	dataFile?: string;
 	maxBodyBytes?: number;
 	// A request whose headers have not all arrived after this long is dropped (default 20 s)...
@@ -63,18 +67,14 @@ export interface ReferenceServer {
 	faults: FaultInjector;
 	// Number of data-file writes done (0 without --data).
 	dataFileWrites(): number;
+	// Temp files of interrupted writes removed at start (0 without --data).
+	leftoversRemoved: number;
 	close(): Promise<void>;
 }
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 export const DEFAULT_HEADERS_TIMEOUT_MS = 20_000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
-
-// An answer of the HTTP layer: the route's response plus transport headers.
-interface Answer {
-	response: NativeResponse;
-	extra?: Record<string, string>;
-}
 
 function pause(ms: number): Promise<void> {
 	return new Promise((resolve) => setTimeout(resolve, ms).unref());
@@ -95,89 +95,25 @@ function randomKey(): string {
 	return randomBytes(24).toString('base64url');
 }
 
-function send(res: ServerResponse, r: NativeResponse, extra?: Record<string, string>): void {
-	if (res.headersSent) return;
-	const body = Buffer.from(r.body, 'utf8');
-	res.writeHead(r.status, {
-		'content-type': r.contentType,
-		'content-length': String(body.length),
-		...(r.headers ?? {}),
-		...(extra ?? {}),
-	});
-	res.end(body);
-}
-
-// Reads at most `limit` bytes; undefined when the body is larger (the rest is discarded, not buffered).
-function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
-	return new Promise((resolve, reject) => {
-		const declared = Number(req.headers['content-length']);
-		if (Number.isFinite(declared) && declared > limit) {
-			req.resume();
-			resolve(undefined);
-			return;
-		}
-		const chunks: Buffer[] = [];
-		let size = 0;
-		let done = false;
-		const onData = (chunk: Buffer) => {
-			size += chunk.length;
-			if (size > limit) {
-				done = true;
-				chunks.length = 0;
-				req.off('data', onData);
-				req.resume();
-				resolve(undefined);
-				return;
-			}
-			chunks.push(chunk);
-		};
-		req.on('data', onData);
-		req.on('end', () => {
-			if (!done) resolve(Buffer.concat(chunks).toString('utf8'));
-		});
-		req.on('error', (err) => {
-			if (!done) reject(err);
-		});
-	});
-}
-
-function nativeAuthOk(auth: NativeAuth, req: IncomingMessage): boolean {
-	if (auth.type === 'header') {
-		const v = req.headers[auth.name.toLowerCase()];
-		return safeEqual(Array.isArray(v) ? v[0] : v, auth.value);
-	}
-	const authorization = req.headers.authorization ?? '';
-	const space = authorization.indexOf(' ');
-	const scheme = space === -1 ? authorization : authorization.slice(0, space);
-	const credentials = space === -1 ? '' : authorization.slice(space + 1).trim();
-	if (auth.type === 'bearer') {
-		return scheme.toLowerCase() === 'bearer' && safeEqual(credentials, auth.token);
-	}
-	const decoded = Buffer.from(credentials, 'base64').toString('utf8');
-	return scheme.toLowerCase() === 'basic' && safeEqual(decoded, `${auth.user}:${auth.password}`);
-}
-
 function resolveCatalog(input: Catalog | string | undefined): Catalog {
 	if (input === undefined) return defaultCatalog();
 	if (typeof input === 'string') return loadCatalogFile(input);
 	return validateCatalog(input);
 }
 
-export async function startReferenceServer(options: ReferenceServerOptions = {}): Promise<ReferenceServer> {
-	const host = options.host ?? '127.0.0.1';
+// The server's state: catalog, store (restored from the data file), writer and keys.
+function buildState(options: ReferenceServerOptions) {
 	const clock = options.clock ?? systemClock;
 	const catalog = new CatalogIndex(resolveCatalog(options.catalog), options.strict ?? false);
-	const store = new JobStore({ clock, stepMs: options.stepMs, concurrency: options.concurrency, maxJobs: options.maxJobs });
-	const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
+	const store = new JobStore({ clock, stepMs: options.stepMs, concurrency: options.concurrency, maxJobs: options.maxJobs, maxQueued: options.maxQueued });
 	let writer: DataFileWriter | undefined;
+	let leftoversRemoved = 0;
 	if (options.dataFile) {
+		leftoversRemoved = removeLeftoverTempFiles(options.dataFile);
 		store.restore(loadDataFile(options.dataFile));
-		writer = new DataFileWriter(options.dataFile, () => store.all());
+		writer = new DataFileWriter(options.dataFile, () => store.recordsText());
 	}
-	const keys = {
-		relayApiKey: options.relayApiKey ?? randomKey(),
-		userApiKey: options.userApiKey ?? randomKey(),
-	};
+	const keys: RelayKeys = { relayApiKey: options.relayApiKey ?? randomKey(), userApiKey: options.userApiKey ?? randomKey() };
 	if (!keys.relayApiKey || !keys.userApiKey) throw new Error('relayApiKey and userApiKey must not be empty');
 	const ctx: NativeContext = {
 		store,
@@ -185,112 +121,98 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
 		statusFilterForm: options.statusFilterForm ?? 'jsonString',
 		persist: writer ? () => (writer as DataFileWriter).save() : () => Promise.resolve(),
 	};
-	const stats: ServerStats = { requests: 0, byRoute: {} };
-	const count = (route: string) => {
-		stats.requests++;
-		stats.byRoute[route] = (stats.byRoute[route] ?? 0) + 1;
-	};
+	return { clock, catalog, store, writer, keys, ctx, leftoversRemoved };
+}
 
-	const faults = new FaultInjector();
-	if (options.faults) faults.inject(options.faults);
+// Route name for the request counters.
+function routeName(method: string, path: string): string {
+	const relayCall = RELAY_PATHS[path];
+	if (relayCall) return `${RELAY_HTTP_METHOD[relayCall]} ${path}`;
+	const route = nativeRouteOf(path);
+	return route ? `${method} ${route.name}` : 'other';
+}
 
-	const answer = async (req: IncomingMessage, method: string, path: string, query: URLSearchParams): Promise<Answer> => {
-		const relayCall = RELAY_PATHS[path];
-		if (relayCall) {
-			if (method !== RELAY_HTTP_METHOD[relayCall]) {
-				return { response: message(405, `method ${method} not allowed on ${path}`), extra: { allow: RELAY_HTTP_METHOD[relayCall] } };
-			}
-			const r = await handleRelay(ctx, keys, { call: relayCall, headers: req.headers, readBody: () => readBody(req, maxBody) });
-			return { response: r, extra: r.status === 413 ? { connection: 'close' } : undefined };
-		}
-		const route = nativeRouteOf(path);
-		if (!route) return { response: message(404, `no route for ${method} ${path.slice(0, 200)}`) };
-		if (options.nativeAuth && !nativeAuthOk(options.nativeAuth, req)) {
-			const challenge = options.nativeAuth.type === 'bearer' ? 'Bearer' : 'Basic realm="job-execution"';
-			return { response: message(401, 'missing or invalid credentials'), extra: options.nativeAuth.type === 'header' ? undefined : { 'www-authenticate': challenge } };
-		}
-		let body: string | undefined;
-		if (method === 'POST' && route.methods.includes('POST')) {
-			body = await readBody(req, maxBody);
-			if (body === undefined) return { response: TOO_LARGE, extra: { connection: 'close' } };
-		}
-		return { response: await handleNative(ctx, { method, path, query, body, flowRef: 'flowFileName' }) };
-	};
-
-	const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+// Fault handling around the router (test only: nothing happens unless a fault was injected). A fault before
+// the route replaces it; after, the route runs and the fault delays, replaces or drops its answer.
+function faultyHandler(router: Router, faults: FaultInjector, stats: ServerStats, stallMs: number) {
+	return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
 		const method = (req.method ?? 'GET').toUpperCase();
 		const rawUrl = req.url ?? '/';
 		const q = rawUrl.indexOf('?');
 		const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
-		const query = new URLSearchParams(q === -1 ? '' : rawUrl.slice(q + 1));
-		const relayCall = RELAY_PATHS[path];
-		const route = relayCall ? undefined : nativeRouteOf(path);
-		count(relayCall ? `${RELAY_HTTP_METHOD[relayCall]} ${path}` : route ? `${method} ${route.name}` : 'other');
-
+		const name = routeName(method, path);
+		stats.requests++;
+		stats.byRoute[name] = (stats.byRoute[name] ?? 0) + 1;
 		const fault = faults.take(
-			relayCall
+			RELAY_PATHS[path]
 				? { api: 'relay', method: header(req, 'method').trim().toUpperCase() || method, target: header(req, 'endpoint') }
 				: { api: 'native', method, target: rawUrl },
 		);
 		if (fault && !fault.after) {
-			if (fault.kind === 'drop') {
-				req.socket.destroy();
-				return;
-			}
-			if (fault.kind === 'latency') {
-				await pause(fault.ms ?? 1000);
-			} else {
+			if (fault.kind === 'drop') return void req.socket.destroy();
+			if (fault.kind !== 'latency') {
 				req.resume();
-				send(res, faultAnswer(fault, undefined) as NativeResponse);
-				return;
+				return send(res, faultAnswer(fault, undefined) as NativeResponse, undefined, stallMs);
 			}
+			await pause(fault.ms ?? 1000);
 		}
-		const result = await answer(req, method, path, query);
+		const result: Answer = await router.answer(req, method, path, new URLSearchParams(q === -1 ? '' : rawUrl.slice(q + 1)));
 		if (fault?.after) {
-			if (fault.kind === 'drop') {
-				// The route ran (a submitted job exists) but the client never hears of it.
-				req.socket.destroy();
-				return;
-			}
+			// After a drop the route ran (a submitted job exists) but the client never hears of it.
+			if (fault.kind === 'drop') return void req.socket.destroy();
 			if (fault.kind === 'latency') await pause(fault.ms ?? 1000);
-			else result.response = faultAnswer(fault, result.response) as NativeResponse;
+			else result.response = faultAnswer(fault, { ...result.response, body: bodyText(result.response), stream: undefined }) as NativeResponse;
 		}
-		send(res, result.response, result.extra);
+		await send(res, result.response, result.extra, stallMs);
 	};
+}
 
-	const requestTimeout = timeoutOption('requestTimeoutMs', options.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS);
+// The bodies of unexpected errors name no path or internal detail: the spec's 400 covers "server error".
+function serverError(res: ServerResponse, err: unknown, stallMs: number): void {
+	if (res.headersSent) {
+		res.destroy();
+		return;
+	}
+	const code = (err as NodeJS.ErrnoException)?.code;
+	void send(res, message(400, `server error${typeof code === 'string' ? ` (${code})` : ''}`), undefined, stallMs);
+}
+
+// Slow or stalled requests are dropped instead of holding sockets forever. Node checks the deadlines every
+// connectionsCheckingInterval (30 s by default), so it is tied to the shorter deadline.
+function createHttpServer(options: ReferenceServerOptions, handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>, stallMs: number): Server {
+	const requestTimeout = stallMs;
 	// Node refuses a headers deadline later than the whole request's.
 	const headersTimeout = Math.min(requestTimeout, timeoutOption('headersTimeoutMs', options.headersTimeoutMs, DEFAULT_HEADERS_TIMEOUT_MS));
-	// Slow or stalled requests are dropped instead of holding sockets forever. Node checks the deadlines every
-	// connectionsCheckingInterval (30 s by default), so it is tied to the shorter deadline.
 	const server = createServer(
 		{ headersTimeout, requestTimeout, connectionsCheckingInterval: Math.min(1000, Math.max(10, Math.floor(headersTimeout / 4))) },
 		(req, res) => {
-			handle(req, res).catch((err: unknown) => {
-				// The spec's 400 covers "bad request or server error".
-				send(res, message(400, `server error: ${(err as Error).message ?? String(err)}`));
-			});
+			handle(req, res).catch((err: unknown) => serverError(res, err, stallMs));
 		},
 	);
+	// No 'clientError' listener: Node's default answers malformed requests (400, 408, 431) and closes the socket.
+	return server;
+}
+
+async function listen(server: Server, port: number, host: string): Promise<number> {
+	await new Promise<void>((resolve, reject) => {
+		server.once('error', reject);
+		server.listen(port, host, () => {
+			server.off('error', reject);
+			resolve();
+		});
+	});
+	return (server.address() as AddressInfo).port;
+}
+
+// Closes every connection (keep-alive ones too), then writes the data file a last time.
+function closer(server: Server, writer: DataFileWriter | undefined): () => Promise<void> {
 	const sockets = new Set<Socket>();
 	server.on('connection', (socket: Socket) => {
 		sockets.add(socket);
 		socket.on('close', () => sockets.delete(socket));
 	});
-	// No 'clientError' listener: Node's default answers malformed requests (400, 408, 431) and closes the socket.
-
-	await new Promise<void>((resolve, reject) => {
-		server.once('error', reject);
-		server.listen(options.port ?? 0, host, () => {
-			server.off('error', reject);
-			resolve();
-		});
-	});
-	const port = (server.address() as AddressInfo).port;
-	const urlHost = host.includes(':') ? `[${host}]` : host;
-
 	let closing: Promise<void> | undefined;
-	const close = (): Promise<void> => {
+	return () => {
 		closing ??= (async () => {
 			const closed = new Promise<void>((resolve) => server.close(() => resolve()));
 			server.closeAllConnections();
@@ -301,19 +223,34 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
 		})();
 		return closing;
 	};
+}
 
+export async function startReferenceServer(options: ReferenceServerOptions = {}): Promise<ReferenceServer> {
+	const host = options.host ?? '127.0.0.1';
+	const state = buildState(options);
+	const stats: ServerStats = { requests: 0, byRoute: {} };
+	const faults = new FaultInjector();
+	if (options.faults) faults.inject(options.faults);
+	// A request must arrive, and an answer be taken by its reader, within the request deadline.
+	const stallMs = timeoutOption('requestTimeoutMs', options.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS);
+	const router = createRouter(state.ctx, state.keys, options.nativeAuth, options.maxBodyBytes ?? MAX_BODY_BYTES);
+	const server = createHttpServer(options, faultyHandler(router, faults, stats, stallMs), stallMs);
+	const close = closer(server, state.writer);
+	const port = await listen(server, options.port ?? 0, host);
+	const urlHost = host.includes(':') ? `[${host}]` : host;
 	return {
 		url: `http://${urlHost}:${port}`,
 		host,
 		port,
-		relayApiKey: keys.relayApiKey,
-		userApiKey: keys.userApiKey,
-		clock,
-		store,
-		catalog,
+		relayApiKey: state.keys.relayApiKey,
+		userApiKey: state.keys.userApiKey,
+		clock: state.clock,
+		store: state.store,
+		catalog: state.catalog,
 		stats,
 		faults,
-		dataFileWrites: () => writer?.writes ?? 0,
+		dataFileWrites: () => state.writer?.writes ?? 0,
+		leftoversRemoved: state.leftoversRemoved,
 		close,
 	};
 }

@@ -85,44 +85,47 @@ function row(cells: string[]): string {
 	return `  | ${cells.map(escapeCell).join(' | ')} |`;
 }
 
-export function buildJobLog(job: LogInput): string {
-	const lines: string[] = [];
-	const start = job.startTime;
-	const end = start + job.steps * job.stepMs;
-	let last = start;
-	// Timestamps never go backwards and never pass the end time.
-	const at = (t: number) => {
-		last = Math.min(end, Math.max(last, t));
-		return formatTimestamp(last);
-	};
-	const entry = (t: number, thread: string, level: string, message: string) => {
-		lines.push(`${at(t)} [${thread}] ${level} ${oneLine(message)}`);
-	};
+// Collects the log's lines; entry timestamps never go backwards and never pass the job's end.
+class LogLines {
+	readonly lines: string[] = [];
+	private last: number;
 
-	entry(
-		start,
-		'main',
-		'INFO',
-		`Job execution details: jobId=${job.jobId}, jobName=${kv(job.jobName)}, jobType=RUNPROFILE, notificationEnabled=${job.notificationEnabled}`,
-	);
-	entry(
-		start + 1,
-		'main',
-		'INFO',
-		`Execution details: flowId=${job.flowId}, flowName=${kv(job.flowName)}, type=FLOW, runItem=${kv(job.flowFileName)}`,
-	);
-	if (job.parameters.length > 0) {
-		entry(start + 2, 'main', 'INFO', 'Parameter set:');
-		lines.push(row(['Name', 'Type', 'Value']));
-		for (const p of job.parameters) lines.push(row([p.name, p.type, p.value]));
+	constructor(
+		start: number,
+		private readonly end: number,
+	) {
+		this.last = start;
 	}
 
+	entry(t: number, thread: string, level: string, message: string): void {
+		this.last = Math.min(this.end, Math.max(this.last, t));
+		this.lines.push(`${formatTimestamp(this.last)} [${thread}] ${level} ${oneLine(message)}`);
+	}
+
+	row(cells: string[]): void {
+		this.lines.push(row(cells));
+	}
+}
+
+function writeHeader(log: LogLines, job: LogInput): void {
+	const start = job.startTime;
+	log.entry(start, 'main', 'INFO', `Job execution details: jobId=${job.jobId}, jobName=${kv(job.jobName)}, jobType=RUNPROFILE, notificationEnabled=${job.notificationEnabled}`);
+	log.entry(start + 1, 'main', 'INFO', `Execution details: flowId=${job.flowId}, flowName=${kv(job.flowName)}, type=FLOW, runItem=${kv(job.flowFileName)}`);
+	if (job.parameters.length > 0) {
+		log.entry(start + 2, 'main', 'INFO', 'Parameter set:');
+		log.row(['Name', 'Type', 'Value']);
+		for (const p of job.parameters) log.row([p.name, p.type, p.value]);
+	}
+}
+
+// One PERFORMANCE line per node; returns the node that fails in a failing job (the last of the last step).
+function writeSteps(log: LogLines, job: LogInput): PlannedNode | undefined {
 	const plan = planNodes(job.flowId, job.steps, job.nodes);
 	const rnd = seededRandom(`rows:${job.jobId}`);
 	const failing = job.outcome !== 'COMPLETED';
 	let failedNode: PlannedNode | undefined;
 	for (let s = 0; s < job.steps; s++) {
-		const stepStart = start + s * job.stepMs;
+		const stepStart = job.startTime + s * job.stepMs;
 		const nodes = plan[s];
 		// Split the step's time between its nodes; the last node ends with the step.
 		const weights = nodes.map(() => 1 + rnd());
@@ -133,34 +136,37 @@ export function buildJobLog(job: LogInput): string {
 			used += elapsed;
 			const hasRows = rnd() < 0.6;
 			const rows = 100 + Math.floor(rnd() * 49900);
-			const isLastStep = s === job.steps - 1;
-			// In a failing job, the last node of the last step is the one that fails (no performance line).
-			if (failing && isLastStep && k === nodes.length - 1) {
+			if (failing && s === job.steps - 1 && k === nodes.length - 1) {
 				failedNode = node;
 				return;
 			}
 			let message = `Node ${node.id} (${node.name}): elapsed ${formatSeconds(elapsed)} seconds`;
 			if (hasRows && elapsed > 0) message += `, rows ${rows}, ${(rows / (elapsed / 1000)).toFixed(2)} rows/s`;
-			entry(stepStart + used, 'worker-1', 'PERFORMANCE', message);
+			log.entry(stepStart + used, 'worker-1', 'PERFORMANCE', message);
 		});
 	}
+	return failedNode;
+}
 
+function writeResults(log: LogLines, job: LogInput, failedNode: PlannedNode | undefined): void {
+	const end = job.startTime + job.steps * job.stepMs;
 	if (job.outcome === 'ERROR') {
 		const node = failedNode as PlannedNode;
-		const reason = job.reason ?? 'node raised an error';
-		entry(end, 'worker-1', 'INFO', `Step ${job.steps} failed: Node ${node.id} (${node.name}) failed: ${reason}`);
+		log.entry(end, 'worker-1', 'INFO', `Step ${job.steps} failed: Node ${node.id} (${node.name}) failed: ${job.reason ?? 'node raised an error'}`);
 	} else if (job.outcome === 'CANCELLED') {
-		entry(end, 'main', 'INFO', `Step ${job.steps} cancelled: ${job.reason ?? 'cancelled by user'}`);
+		log.entry(end, 'main', 'INFO', `Step ${job.steps} cancelled: ${job.reason ?? 'cancelled by user'}`);
 	}
+	log.entry(end, 'main', 'INFO', 'Execution results:');
+	log.row(['Step', 'Status', 'Runtime']);
+	for (let s = 1; s <= job.steps; s++) log.row([`Step ${s}`, s === job.steps ? job.outcome : 'COMPLETED', `${formatSeconds(job.stepMs)} seconds`]);
+	const total = `${formatSeconds(end - job.startTime)} seconds`;
+	log.row(['Total', job.outcome, total]);
+	log.entry(end, 'main', 'INFO', `Job ${job.jobName} finished with status ${job.outcome} in ${total}`);
+}
 
-	entry(end, 'main', 'INFO', 'Execution results:');
-	lines.push(row(['Step', 'Status', 'Runtime']));
-	for (let s = 1; s <= job.steps; s++) {
-		const status = s === job.steps ? job.outcome : 'COMPLETED';
-		lines.push(row([`Step ${s}`, status, `${formatSeconds(job.stepMs)} seconds`]));
-	}
-	const total = `${formatSeconds(end - start)} seconds`;
-	lines.push(row(['Total', job.outcome, total]));
-	entry(end, 'main', 'INFO', `Job ${job.jobName} finished with status ${job.outcome} in ${total}`);
-	return lines.join('\n');
+export function buildJobLog(job: LogInput): string {
+	const log = new LogLines(job.startTime, job.startTime + job.steps * job.stepMs);
+	writeHeader(log, job);
+	writeResults(log, job, writeSteps(log, job));
+	return log.lines.join('\n');
 }

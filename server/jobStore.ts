@@ -1,11 +1,14 @@
 // Jobs and their simulated lifecycle. No timers: advance(now) replays, in time order, every event
-// (job end, queued job start) up to the clock's time, on each request.
+// (job end, queued job start) up to the clock's time, on each request. Every operation works on indexes
+// (a heap of running jobs by end, FIFO queue, finished jobs by submission), so its cost does not grow with
+// the number of jobs kept or queued.
 import { randomUUID } from 'crypto';
 
 import type { Outcome, ResolvedFlow } from './catalog';
 import type { Clock } from './clock';
-import { formatElapsed, formatRuntime, formatTimestamp } from './formats';
-import { buildJobLog } from './jobLog';
+import { Deque, MinHeap } from './indexes';
+import { endOf, statusOf } from './jobStatus';
+import type { HeldJob } from './jobStatus';
 
 export type ExecutionStatus = 'QUEUED' | 'RUNNING' | 'COMPLETED' | 'ERROR' | 'CANCELLED';
 export type ListFilter = 'active' | 'history';
@@ -71,16 +74,36 @@ export interface JobStoreOptions {
 	stepMs?: number;
 	concurrency?: number;
 	maxJobs?: number;
+	maxQueued?: number;
 }
 
 export const LIST_CAP = 100;
+export const DEFAULT_MAX_JOBS = 10_000;
+export const DEFAULT_MAX_QUEUED = 10_000;
 
-interface Job extends StoredJob {
-	log?: string;
+// Refused because `maxQueued` jobs already wait.
+export class QueueFullError extends Error {}
+
+const bySeq = (job: StoredJob) => job.seq;
+
+function copyOf(job: HeldJob): StoredJob {
+	const copy: StoredJob & { log?: string } = { ...job, parameters: job.parameters.map((p) => ({ ...p })) };
+	delete copy.log;
+	return copy;
 }
 
-function endOf(job: StoredJob): number | null {
-	return job.startTime === null ? null : job.startTime + job.steps * job.stepMs;
+// Merges lists sorted by seq into one sorted list.
+function mergeBySeq(lists: HeldJob[][]): HeldJob[] {
+	const at = lists.map(() => 0);
+	const out: HeldJob[] = [];
+	for (;;) {
+		let best = -1;
+		for (let k = 0; k < lists.length; k++) {
+			if (at[k] < lists[k].length && (best === -1 || lists[k][at[k]].seq < lists[best][at[best]].seq)) best = k;
+		}
+		if (best === -1) return out;
+		out.push(lists[best][at[best]++]);
+	}
 }
 
 export class JobStore {
@@ -88,11 +111,22 @@ export class JobStore {
 	readonly stepMs: number;
 	readonly concurrency: number;
 	readonly maxJobs: number;
-	private readonly byId = new Map<string, Job>();
-	// Submission order (ascending seq).
-	private order: Job[] = [];
-	private running = new Set<Job>();
-	private queue: Job[] = [];
+	readonly maxQueued: number;
+	// Visible jobs only: a staged job is in none of these until commit().
+	private readonly byId = new Map<string, HeldJob>();
+	private readonly running = new MinHeap<HeldJob>((a, b) => {
+		const ea = endOf(a) as number;
+		const eb = endOf(b) as number;
+		return ea < eb || (ea === eb && a.seq < b.seq);
+	});
+	private readonly queue = new Deque<HeldJob>();
+	// Terminal jobs in submission order: the oldest is evicted first.
+	private readonly finished = new Deque<HeldJob>();
+	// Submitted, waiting for their write: counted for slots and the queue limit, shown to no reader.
+	private readonly staged = new Map<string, HeldJob>();
+	private stagedStarted = 0;
+	// The data file's text of each job, rebuilt only when the job changes.
+	private readonly records = new WeakMap<HeldJob, string>();
 	private nextSeq = 1;
 	private processedUntil = -Infinity;
 
@@ -100,106 +134,95 @@ export class JobStore {
 		this.clock = options.clock;
 		this.stepMs = options.stepMs ?? 1000;
 		this.concurrency = options.concurrency ?? 4;
-		this.maxJobs = options.maxJobs ?? 10000;
-		if (!Number.isInteger(this.stepMs) || this.stepMs < 1) throw new Error('stepMs must be a positive integer');
-		if (!Number.isInteger(this.concurrency) || this.concurrency < 1) throw new Error('concurrency must be a positive integer');
-		if (!Number.isInteger(this.maxJobs) || this.maxJobs < 1) throw new Error('maxJobs must be a positive integer');
+		this.maxJobs = options.maxJobs ?? DEFAULT_MAX_JOBS;
+		this.maxQueued = options.maxQueued ?? DEFAULT_MAX_QUEUED;
+		for (const [name, value] of Object.entries({ stepMs: this.stepMs, concurrency: this.concurrency, maxJobs: this.maxJobs, maxQueued: this.maxQueued })) {
+			if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
+		}
 	}
 
 	// Replays job ends up to `now`; each end hands its slot to the earliest queued job at that exact time.
 	advance(now: number = this.clock.now()): void {
-		for (;;) {
-			let next: Job | undefined;
-			let nextEnd = Infinity;
-			for (const job of this.running) {
-				const end = endOf(job) as number;
-				if (end < nextEnd || (end === nextEnd && next !== undefined && job.seq < next.seq)) {
-					next = job;
-					nextEnd = end;
-				}
-			}
-			if (next === undefined || nextEnd > now) break;
-			this.running.delete(next);
-			this.fillSlots(nextEnd);
+		for (let next = this.running.peek(); next !== undefined && (endOf(next) as number) <= now; next = this.running.peek()) {
+			this.running.pop();
+			this.finished.insertSorted(next, bySeq);
+			// A job committed after its own end frees its slot no earlier than what readers were already shown.
+			this.fillSlots(Math.max(endOf(next) as number, this.processedUntil));
 		}
-		// Free slots can exist after a restore with queued jobs; they start now.
+		// Free slots can exist after a restore with queued jobs, or after a refused staged job; they start now.
 		this.fillSlots(Math.max(now, this.processedUntil));
 		this.processedUntil = Math.max(this.processedUntil, now);
 	}
 
 	private fillSlots(at: number): void {
-		while (this.running.size < this.concurrency && this.queue.length > 0) {
-			const job = this.queue.shift() as Job;
+		while (this.running.size + this.stagedStarted < this.concurrency && this.queue.length > 0) {
+			const job = this.queue.shift() as HeldJob;
 			job.startTime = at;
-			this.running.add(job);
+			this.records.delete(job);
+			this.running.push(job);
 		}
 	}
 
-	// Adds a job; `started` tells whether it runs at once (200) or waits in the queue (202).
-	submit(input: SubmitInput): { job: StoredJob; started: boolean } {
+	// First half of a submission: the job gets its id, its place and (if a slot is free) its start time, but no
+	// reader sees it until commit(). Throws QueueFullError when maxQueued jobs already wait.
+	stage(input: SubmitInput): StoredJob {
 		const now = this.clock.now();
 		this.advance(now);
-		const job: Job = {
-			id: randomUUID(),
-			seq: this.nextSeq++,
-			submittedAt: now,
-			flowFileName: input.flow.flowFileName,
-			flowId: input.flow.flowId,
-			flowName: input.flow.flowName,
-			runProfileName: input.runProfileName,
-			notificationEnabled: input.notificationEnabled,
+		const startsNow = this.running.size + this.stagedStarted < this.concurrency && this.queue.length === 0 && this.staged.size === this.stagedStarted;
+		if (!startsNow && this.queue.length + this.staged.size - this.stagedStarted >= this.maxQueued) {
+			throw new QueueFullError(`the queue is full (${this.maxQueued} jobs waiting); try again later`);
+		}
+		const flow = input.flow;
+		const job: HeldJob = {
+			id: randomUUID(), seq: this.nextSeq++, submittedAt: now,
+			flowFileName: flow.flowFileName, flowId: flow.flowId, flowName: flow.flowName,
+			runProfileName: input.runProfileName, notificationEnabled: input.notificationEnabled,
 			parameters: input.parameters.map((p) => ({ ...p })),
-			steps: input.flow.steps,
-			stepMs: input.flow.stepMs ?? this.stepMs,
-			outcome: input.flow.outcome,
-			nodes: input.flow.nodes,
-			reason: input.flow.reason,
-			startTime: null,
+			steps: flow.steps, stepMs: flow.stepMs ?? this.stepMs, outcome: flow.outcome, nodes: flow.nodes, reason: flow.reason,
+			startTime: startsNow ? now : null,
 		};
+		this.staged.set(job.id, job);
+		if (startsNow) this.stagedStarted++;
+		return job;
+	}
+
+	// Second half: the job is durable, readers may see it. Returns whether it runs (200) or waits (202).
+	commit(id: string): boolean {
+		const job = this.unstage(id);
+		if (!job) throw new Error(`job ${id} is not staged`);
 		this.byId.set(job.id, job);
-		this.order.push(job);
-		let started = false;
-		if (this.running.size < this.concurrency && this.queue.length === 0) {
-			job.startTime = now;
-			this.running.add(job);
-			started = true;
-		} else {
-			this.queue.push(job);
-		}
-		this.evict(now);
-		return { job, started };
-	}
-
-	// Retention: beyond maxJobs, the oldest terminal jobs go first (queued and running jobs are kept). The scan
-	// stops once enough are gone: a submission then costs one removal near the front, not a pass over every job.
-	private evict(now: number): void {
-		let excess = this.order.length - this.maxJobs;
-		for (let i = 0; excess > 0 && i < this.order.length; i++) {
-			const job = this.order[i];
-			if (!this.isTerminal(job, now)) continue;
-			this.byId.delete(job.id);
-			// shift() at the front is constant time in V8 (splice copies the rest of the array).
-			if (i === 0) this.order.shift();
-			else this.order.splice(i, 1);
-			i--;
-			excess--;
-		}
-	}
-
-	private isTerminal(job: StoredJob, now: number): boolean {
-		const end = endOf(job);
-		return end !== null && end <= now && !this.running.has(job as Job);
-	}
-
-	// Undo a submission (used when persisting it failed).
-	remove(id: string): void {
-		const job = this.byId.get(id);
-		if (!job) return;
-		this.byId.delete(id);
-		this.order = this.order.filter((j) => j !== job);
-		this.running.delete(job);
-		this.queue = this.queue.filter((j) => j !== job);
+		if (job.startTime !== null) this.running.push(job);
+		else this.queue.insertSorted(job, bySeq);
 		this.advance();
+		this.evict();
+		return job.startTime !== null;
+	}
+
+	// The write failed: the job never existed for any reader.
+	discard(id: string): void {
+		if (this.unstage(id)) this.advance();
+	}
+
+	private unstage(id: string): HeldJob | undefined {
+		const job = this.staged.get(id);
+		if (!job) return undefined;
+		this.staged.delete(id);
+		if (job.startTime !== null) this.stagedStarted--;
+		return job;
+	}
+
+	// stage() and commit() at once, for callers without a data file (benchmarks, tests).
+	submit(input: SubmitInput): { job: StoredJob; started: boolean } {
+		const job = this.stage(input);
+		return { job, started: this.commit(job.id) };
+	}
+
+	// Retention: beyond maxJobs, the oldest terminal jobs go first (queued and running jobs are kept).
+	private evict(): void {
+		while (this.byId.size > this.maxJobs && this.finished.length > 0) {
+			const job = this.finished.shift() as HeldJob;
+			this.byId.delete(job.id);
+		}
 	}
 
 	has(id: string): boolean {
@@ -210,144 +233,90 @@ export class JobStore {
 		return this.byId.size;
 	}
 
-	// Copies of the stored jobs in submission order (tests, persistence).
+	private visibleInSeqOrder(): HeldJob[] {
+		const running = [...this.running.values()].sort((a, b) => a.seq - b.seq);
+		return mergeBySeq([[...this.finished.oldestFirst()], running, [...this.queue.oldestFirst()]]);
+	}
+
+	// Copies of the visible jobs in submission order (tests, benchmarks).
 	all(): StoredJob[] {
 		this.advance();
-		return this.order.map((job) => {
-			const copy: StoredJob = { ...job, parameters: job.parameters.map((p) => ({ ...p })) };
-			delete (copy as Job).log;
-			return copy;
+		return this.visibleInSeqOrder().map(copyOf);
+	}
+
+	// The data file's `jobs` array text: every visible and every staged job, in submission order.
+	recordsText(): string {
+		this.advance();
+		const staged = [...this.staged.values()].sort((a, b) => a.seq - b.seq);
+		const parts = mergeBySeq([this.visibleInSeqOrder(), staged]).map((job) => {
+			let text = this.records.get(job);
+			if (text === undefined) {
+				text = JSON.stringify(copyOf(job));
+				this.records.set(job, text);
+			}
+			return text;
 		});
+		return `[${parts.join(',')}]`;
 	}
 
 	status(id: string): JobStatus | undefined {
 		const now = this.clock.now();
 		this.advance(now);
 		const job = this.byId.get(id);
-		return job ? this.statusOf(job, now) : undefined;
+		return job ? statusOf(job, now) : undefined;
 	}
 
 	// Newest submission first, at most LIST_CAP.
 	list(filter?: ListFilter): JobStatus[] {
+		return this.listLazily(filter).map((status) => status());
+	}
+
+	// The same list at one fixed moment, each JobStatus built when asked for: a large list is built (and its
+	// logs written) piece by piece while other requests run.
+	listLazily(filter?: ListFilter): (() => JobStatus)[] {
 		const now = this.clock.now();
 		this.advance(now);
-		const out: JobStatus[] = [];
-		for (let i = this.order.length - 1; i >= 0 && out.length < LIST_CAP; i--) {
-			const job = this.order[i];
-			if (filter !== undefined) {
-				const terminal = this.isTerminal(job, now);
-				if (filter === 'active' && terminal) continue;
-				if (filter === 'history' && !terminal) continue;
+		// Active jobs, newest first; their status is taken now (a queued job may start before it is sent).
+		const active: { seq: number; status: () => JobStatus }[] = [];
+		if (filter !== 'history') {
+			const take = (job: HeldJob) => {
+				const status = statusOf(job, now);
+				active.push({ seq: job.seq, status: () => status });
+			};
+			for (const job of this.queue.newestFirst()) {
+				if (active.length === LIST_CAP) break;
+				take(job);
 			}
-			out.push(this.statusOf(job, now));
+			const running = [...this.running.values()].sort((a, b) => b.seq - a.seq);
+			for (const job of running.slice(0, LIST_CAP - active.length)) take(job);
+		}
+		const finished: { seq: number; status: () => JobStatus }[] = [];
+		if (filter !== 'active') {
+			for (const job of this.finished.newestFirst()) {
+				if (finished.length === LIST_CAP) break;
+				finished.push({ seq: job.seq, status: () => statusOf(job, now) });
+			}
+		}
+		const out: (() => JobStatus)[] = [];
+		for (let a = 0, f = 0; out.length < LIST_CAP && (a < active.length || f < finished.length); ) {
+			const takeActive = f === finished.length || (a < active.length && active[a].seq > finished[f].seq);
+			out.push(takeActive ? active[a++].status : finished[f++].status);
 		}
 		return out;
 	}
 
-	private statusOf(job: Job, now: number): JobStatus {
-		const jobName = `${job.flowName}_${job.runProfileName}`;
-		const base = {
-			id: job.id,
-			jobType: 'RUNPROFILE' as const,
-			flowName: job.flowName,
-			runProfileName: job.runProfileName,
-			jobName,
-		};
-		const m = job.steps;
-		if (job.startTime === null) {
-			// QUEUED: not started, so no times; the step fields describe the first step to come.
-			return {
-				...base,
-				startTime: null,
-				endTime: null,
-				executionStatus: 'QUEUED',
-				log: null,
-				executionPerformanceReport: null,
-				error: null,
-				currentStepId: 'Step 1',
-				currentStepDescription: `Step 1 (0 of ${m} completed)`,
-				currentStepStartTime: null,
-				currentStepStatus: 'RUNNING',
-				runProfile: jobName,
-				runtimeFormatted: '',
-				startTimeFormatted: '',
-				endTimeFormatted: '',
-				currentStepElapsedTime: '0:00:00',
-			};
-		}
-		const start = job.startTime;
-		const end = start + m * job.stepMs;
-		if (!this.isTerminal(job, now)) {
-			const t = Math.max(now, start);
-			const n = Math.min(m, Math.floor((t - start) / job.stepMs) + 1);
-			const stepStart = start + (n - 1) * job.stepMs;
-			return {
-				...base,
-				startTime: start,
-				endTime: null,
-				executionStatus: 'RUNNING',
-				log: null,
-				executionPerformanceReport: null,
-				error: null,
-				currentStepId: `Step ${n}`,
-				currentStepDescription: `Step ${n} (${n - 1} of ${m} completed)`,
-				currentStepStartTime: stepStart,
-				currentStepStatus: 'RUNNING',
-				runProfile: jobName,
-				runtimeFormatted: '',
-				startTimeFormatted: formatTimestamp(start),
-				endTimeFormatted: '',
-				currentStepElapsedTime: formatElapsed(t - stepStart),
-			};
-		}
-		if (job.log === undefined) {
-			job.log = buildJobLog({
-				jobId: job.id,
-				jobName,
-				flowId: job.flowId,
-				flowName: job.flowName,
-				flowFileName: job.flowFileName,
-				notificationEnabled: job.notificationEnabled,
-				parameters: job.parameters,
-				steps: m,
-				stepMs: job.stepMs,
-				outcome: job.outcome,
-				startTime: start,
-				nodes: job.nodes,
-				reason: job.reason,
-			});
-		}
-		return {
-			...base,
-			startTime: start,
-			endTime: end,
-			executionStatus: job.outcome,
-			log: job.log,
-			executionPerformanceReport: null,
-			error: null,
-			currentStepId: `Step ${m}`,
-			currentStepDescription: `Step ${m} (${m})`,
-			currentStepStartTime: start + (m - 1) * job.stepMs,
-			currentStepStatus: 'COMPLETED',
-			runProfile: jobName,
-			runtimeFormatted: formatRuntime(end - start),
-			startTimeFormatted: formatTimestamp(start),
-			endTimeFormatted: formatTimestamp(end),
-			currentStepElapsedTime: 'N/A',
-		};
-	}
-
-	// Rebuilds the state from persisted jobs (submission order by seq).
+	// Rebuilds the state from persisted jobs (submission order by seq). The store takes the objects over, as
+	// loadDataFile made them (copying 100,000 jobs would double the start-up's garbage).
 	restore(jobs: StoredJob[]): void {
-		const sorted = [...jobs].sort((a, b) => a.seq - b.seq);
-		for (const stored of sorted) {
-			const job: Job = { ...stored, parameters: stored.parameters.map((p) => ({ ...p })) };
+		let sorted = true;
+		for (let i = 1; i < jobs.length && sorted; i++) sorted = jobs[i - 1].seq < jobs[i].seq;
+		for (const job of sorted ? jobs : [...jobs].sort((a, b) => a.seq - b.seq)) {
 			this.byId.set(job.id, job);
-			this.order.push(job);
 			if (job.startTime === null) this.queue.push(job);
-			else this.running.add(job);
+			else this.running.push(job);
 			this.nextSeq = Math.max(this.nextSeq, job.seq + 1);
 		}
 		this.advance();
+		this.evict();
 	}
 }

@@ -5,7 +5,7 @@ import type { ReferenceServer, ReferenceServerOptions } from './httpServer';
 export const USAGE =
 	'usage: main.js [--host 127.0.0.1] [--port 8080|0] [--catalog FILE] [--relay-api-key K] [--user-api-key U]\n' +
 	'               [--step-ms N] [--strict] [--data FILE] [--concurrency N] [--native-token T]\n' +
-	'               [--headers-timeout-ms N] [--request-timeout-ms N]';
+	'               [--headers-timeout-ms N] [--request-timeout-ms N] [--max-jobs N] [--max-queued N]';
 
 export class CliUsageError extends Error {}
 
@@ -26,10 +26,32 @@ function positiveInt(flag: string, value: string, min: number): number {
 	return Number(value);
 }
 
+function port(flag: string, value: string): number {
+	const n = positiveInt(flag, value, 0);
+	if (n > 65535) throw new CliUsageError('--port must be at most 65535');
+	return n;
+}
+
+// What each flag with a value sets.
+const FLAGS: Record<string, (options: ReferenceServerOptions, value: string, flag: string) => void> = {
+	'--host': (o, v) => (o.host = v),
+	'--port': (o, v, f) => (o.port = port(f, v)),
+	'--catalog': (o, v) => (o.catalog = v),
+	'--relay-api-key': (o, v) => (o.relayApiKey = v),
+	'--user-api-key': (o, v) => (o.userApiKey = v),
+	'--step-ms': (o, v, f) => (o.stepMs = positiveInt(f, v, 1)),
+	'--data': (o, v) => (o.dataFile = v),
+	'--concurrency': (o, v, f) => (o.concurrency = positiveInt(f, v, 1)),
+	'--native-token': (o, v) => (o.nativeAuth = { type: 'bearer', token: v }),
+	'--headers-timeout-ms': (o, v, f) => (o.headersTimeoutMs = positiveInt(f, v, 1)),
+	'--request-timeout-ms': (o, v, f) => (o.requestTimeoutMs = positiveInt(f, v, 1)),
+	'--max-jobs': (o, v, f) => (o.maxJobs = positiveInt(f, v, 1)),
+	'--max-queued': (o, v, f) => (o.maxQueued = positiveInt(f, v, 1)),
+};
+
 // Hand-written parser: `--flag value` or `--flag=value`; unknown flags and missing values are usage errors.
 export function parseArgs(argv: string[]): ReferenceServerOptions {
 	const options: ReferenceServerOptions = { port: 8080 };
-	const withValue = new Set(['--host', '--port', '--catalog', '--relay-api-key', '--user-api-key', '--step-ms', '--data', '--concurrency', '--native-token', '--headers-timeout-ms', '--request-timeout-ms']);
 	for (let i = 0; i < argv.length; i++) {
 		let flag = argv[i];
 		let value: string | undefined;
@@ -43,48 +65,14 @@ export function parseArgs(argv: string[]): ReferenceServerOptions {
 			options.strict = true;
 			continue;
 		}
-		if (!withValue.has(flag)) throw new CliUsageError(`unknown flag ${JSON.stringify(flag)}`);
+		const set = Object.prototype.hasOwnProperty.call(FLAGS, flag) ? FLAGS[flag] : undefined;
+		if (!set) throw new CliUsageError(`unknown flag ${JSON.stringify(flag)}`);
 		if (value === undefined) {
 			value = argv[++i];
 			if (value === undefined || value.startsWith('--')) throw new CliUsageError(`${flag} needs a value`);
 		}
 		if (value === '') throw new CliUsageError(`${flag} needs a non-empty value`);
-		switch (flag) {
-			case '--host':
-				options.host = value;
-				break;
-			case '--port':
-				options.port = positiveInt(flag, value, 0);
-				if (options.port > 65535) throw new CliUsageError('--port must be at most 65535');
-				break;
-			case '--catalog':
-				options.catalog = value;
-				break;
-			case '--relay-api-key':
-				options.relayApiKey = value;
-				break;
-			case '--user-api-key':
-				options.userApiKey = value;
-				break;
-			case '--step-ms':
-				options.stepMs = positiveInt(flag, value, 1);
-				break;
-			case '--data':
-				options.dataFile = value;
-				break;
-			case '--concurrency':
-				options.concurrency = positiveInt(flag, value, 1);
-				break;
-			case '--native-token':
-				options.nativeAuth = { type: 'bearer', token: value };
-				break;
-			case '--headers-timeout-ms':
-				options.headersTimeoutMs = positiveInt(flag, value, 1);
-				break;
-			case '--request-timeout-ms':
-				options.requestTimeoutMs = positiveInt(flag, value, 1);
-				break;
-		}
+		set(options, value, flag);
 	}
 	return options;
 }
@@ -118,7 +106,10 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<Cli
 		io.stderr(`  ${f.flowFileName}  flowId=${f.flowId}  steps=${f.steps}  outcome=${f.outcome}  runProfiles=${f.runProfiles?.join(',') ?? '(any)'}`);
 	}
 	if (options.nativeAuth) io.stderr('native API requires: Authorization: Bearer <--native-token>');
-	if (options.dataFile) io.stderr(`jobs persisted in ${options.dataFile} (${server.store.count()} loaded)`);
+	if (options.dataFile) {
+		const leftovers = server.leftoversRemoved > 0 ? `; ${server.leftoversRemoved} temp files of an interrupted write removed` : '';
+		io.stderr(`jobs persisted in ${options.dataFile} (${server.store.count()} loaded${leftovers})`);
+	}
 	return { server };
 }
 

@@ -2,7 +2,8 @@
 // with a normalized request and send back its { status, contentType, body }.
 import type { CatalogIndex, ResolvedFlow } from './catalog';
 import { isUuid } from './catalog';
-import type { JobParameter, JobStore, ListFilter } from './jobStore';
+import { QueueFullError } from './jobStore';
+import type { JobParameter, JobStatus, JobStore, ListFilter, StoredJob, SubmitInput } from './jobStore';
 
 export type StatusFilterForm = 'jsonString' | 'bareText' | 'object';
 // How the submission names its flow: natively by file, through the relay by id.
@@ -22,6 +23,8 @@ export interface NativeResponse {
 	contentType: string;
 	body: string;
 	headers?: Record<string, string>;
+	// Set for answers written piece by piece (lists); `body` is then empty.
+	stream?: () => Iterable<string>;
 }
 
 export interface NativeContext {
@@ -83,7 +86,32 @@ function listJobs(ctx: NativeContext, req: NativeRequest): NativeResponse {
 	if (value !== undefined && value !== 'active' && value !== 'history') {
 		return message(400, `unknown filter ${quote(value)} (allowed: active, history)`);
 	}
-	return json(200, ctx.store.list(value as ListFilter | undefined));
+	const statuses = ctx.store.listLazily(value as ListFilter | undefined);
+	return { status: 200, contentType: JSON_TYPE, body: '', stream: () => jsonArray(statuses, LIST_MAX_BYTES) };
+}
+
+// A list stops before this many bytes (fewer than 100 jobs then): no answer, and no slow reader, holds more.
+export const LIST_MAX_BYTES = 8 * 1024 * 1024;
+
+// The list's JSON text piece by piece; each JobStatus is built only when its piece is asked for.
+function* jsonArray(items: (() => JobStatus)[], maxBytes: number): Generator<string> {
+	let bytes = 2;
+	let first = true;
+	yield '[';
+	for (const item of items) {
+		const text = JSON.stringify(item());
+		const size = Buffer.byteLength(text) + (first ? 0 : 1);
+		if (bytes + size > maxBytes) break;
+		bytes += size;
+		yield first ? text : `,${text}`;
+		first = false;
+	}
+	yield ']';
+}
+
+// The whole body of a response as one string (streamed lists included).
+export function bodyText(r: NativeResponse): string {
+	return r.stream ? [...r.stream()].join('') : r.body;
 }
 
 function jobStatus(ctx: NativeContext, req: NativeRequest): NativeResponse {
@@ -170,64 +198,109 @@ function parameterValue(p: Record<string, unknown>, at: string): { value?: strin
 	return { error: `${at}.value is not a float` };
 }
 
-interface ValidRequest {
-	flow: ResolvedFlow;
-	runProfileName: string;
-	notificationEnabled: boolean;
-	parameters: JobParameter[];
+// Stated limits of a submission (README, "Limits"): beyond them the answer is 400 naming the field, so no
+// request can make a JobStatus (and a list of 100) grow without bound.
+export const FIELD_LIMITS = {
+	flowFileName: 1024,
+	runProfileName: 256,
+	parameters: 100,
+	parameterName: 256,
+	parameterValue: 8192,
+	// Names and values of all parameters together, in characters.
+	parametersTotal: 65_536,
+} as const;
+
+function tooLong(field: string, value: string, max: number): string | undefined {
+	return value.length > max ? `${field} is longer than ${max} characters (${value.length})` : undefined;
 }
 
-function validateJobRequest(ctx: NativeContext, body: unknown, flowRef: FlowRef): ValidRequest | string {
-	if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'body must be a JSON object';
-	const b = body as Record<string, unknown>;
-	let flow: ResolvedFlow | undefined;
-	if (flowRef === 'flowFileName') {
-		if (b.flowFileName === undefined || b.flowFileName === null || b.flowFileName === '') return 'flowFileName is required';
-		if (typeof b.flowFileName !== 'string') return 'flowFileName must be a string';
-		if (b.flowFileName.trim() === '') return 'flowFileName is required';
-		flow = ctx.catalog.byFileName(b.flowFileName);
-		if (!flow) return `unknown flow ${quote(b.flowFileName)}`;
-	} else {
-		if (b.flowId === undefined || b.flowId === null || b.flowId === '') return 'flowId is required';
-		if (typeof b.flowId !== 'string' || !isUuid(b.flowId)) return 'flowId must be a UUID';
-		flow = ctx.catalog.byFlowId(b.flowId);
-		if (!flow) return `unknown flowId ${quote(b.flowId)}`;
+type Valid<T> = { ok: T } | { error: string };
+
+function validateFlow(ctx: NativeContext, b: Record<string, unknown>, flowRef: FlowRef): Valid<ResolvedFlow> {
+	if (flowRef === 'flowId') {
+		if (b.flowId === undefined || b.flowId === null || b.flowId === '') return { error: 'flowId is required' };
+		if (typeof b.flowId !== 'string' || !isUuid(b.flowId)) return { error: 'flowId must be a UUID' };
+		const flow = ctx.catalog.byFlowId(b.flowId);
+		return flow ? { ok: flow } : { error: `unknown flowId ${quote(b.flowId)}` };
 	}
-	if (b.runProfileName === undefined || b.runProfileName === null || b.runProfileName === '') return 'runProfileName is required';
-	if (typeof b.runProfileName !== 'string') return 'runProfileName must be a string';
-	if (b.runProfileName.trim() === '') return 'runProfileName is required';
-	if (flow.runProfiles && !flow.runProfiles.includes(b.runProfileName)) {
-		return `runProfileName ${quote(b.runProfileName)} is not a run profile of flow ${quote(flow.flowFileName)} (allowed: ${flow.runProfiles.join(', ')})`;
+	const name = b.flowFileName;
+	if (name === undefined || name === null || name === '') return { error: 'flowFileName is required' };
+	if (typeof name !== 'string') return { error: 'flowFileName must be a string' };
+	if (name.trim() === '') return { error: 'flowFileName is required' };
+	const long = tooLong('flowFileName', name, FIELD_LIMITS.flowFileName);
+	if (long) return { error: long };
+	const flow = ctx.catalog.byFileName(name);
+	return flow ? { ok: flow } : { error: `unknown flow ${quote(name)}` };
+}
+
+function validateProfile(b: Record<string, unknown>, flow: ResolvedFlow): Valid<string> {
+	const profile = b.runProfileName;
+	if (profile === undefined || profile === null || profile === '') return { error: 'runProfileName is required' };
+	if (typeof profile !== 'string') return { error: 'runProfileName must be a string' };
+	if (profile.trim() === '') return { error: 'runProfileName is required' };
+	const long = tooLong('runProfileName', profile, FIELD_LIMITS.runProfileName);
+	if (long) return { error: long };
+	if (flow.runProfiles && !flow.runProfiles.includes(profile)) {
+		return { error: `runProfileName ${quote(profile)} is not a run profile of flow ${quote(flow.flowFileName)} (allowed: ${flow.runProfiles.join(', ')})` };
 	}
-	if (b.notificationEnabled !== undefined && typeof b.notificationEnabled !== 'boolean') return 'notificationEnabled must be a boolean';
+	return { ok: profile };
+}
+
+function validateParameter(raw: unknown, at: string, seen: Set<string>): Valid<JobParameter> {
+	if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { error: `${at} must be an object` };
+	const q = raw as Record<string, unknown>;
+	if (typeof q.name !== 'string' || q.name === '') return { error: `${at}.name is required` };
+	const longName = tooLong(`${at}.name`, q.name, FIELD_LIMITS.parameterName);
+	if (longName) return { error: longName };
+	if (seen.has(q.name)) return { error: `duplicate parameter name ${quote(q.name)}` };
+	seen.add(q.name);
+	if (q.type !== 'string' && q.type !== 'integer' && q.type !== 'float') return { error: `${at}.type must be one of string, integer, float` };
+	const { value, error } = parameterValue(q, at);
+	if (error !== undefined) return { error };
+	const longValue = tooLong(`${at}.value`, value as string, FIELD_LIMITS.parameterValue);
+	if (longValue) return { error: longValue };
+	return { ok: { name: q.name, type: q.type, value: value as string } };
+}
+
+function validateParameters(list: unknown): Valid<JobParameter[]> {
+	if (list === undefined) return { ok: [] };
+	if (!Array.isArray(list)) return { error: 'parameters must be an array' };
+	if (list.length > FIELD_LIMITS.parameters) return { error: `parameters has ${list.length} items, at most ${FIELD_LIMITS.parameters} are allowed` };
 	const parameters: JobParameter[] = [];
-	if (b.parameters !== undefined) {
-		if (!Array.isArray(b.parameters)) return 'parameters must be an array';
-		const seen = new Set<string>();
-		for (let i = 0; i < b.parameters.length; i++) {
-			const at = `parameters[${i}]`;
-			const p = b.parameters[i] as unknown;
-			if (typeof p !== 'object' || p === null || Array.isArray(p)) return `${at} must be an object`;
-			const q = p as Record<string, unknown>;
-			if (typeof q.name !== 'string' || q.name === '') return `${at}.name is required`;
-			if (seen.has(q.name)) return `duplicate parameter name ${quote(q.name)}`;
-			seen.add(q.name);
-			if (q.type !== 'string' && q.type !== 'integer' && q.type !== 'float') {
-				return `${at}.type must be one of string, integer, float`;
-			}
-			const { value, error } = parameterValue(q, at);
-			if (error) return error;
-			parameters.push({ name: q.name, type: q.type, value: value as string });
+	const seen = new Set<string>();
+	let total = 0;
+	for (let i = 0; i < list.length; i++) {
+		const p = validateParameter(list[i], `parameters[${i}]`, seen);
+		if ('error' in p) return p;
+		total += p.ok.name.length + p.ok.value.length;
+		if (total > FIELD_LIMITS.parametersTotal) {
+			return { error: `parameters: names and values together are longer than ${FIELD_LIMITS.parametersTotal} characters` };
 		}
+		parameters.push(p.ok);
 	}
-	return {
-		flow,
-		runProfileName: b.runProfileName,
-		notificationEnabled: b.notificationEnabled === true,
-		parameters,
-	};
+	return { ok: parameters };
 }
 
+function validateJobRequest(ctx: NativeContext, body: unknown, flowRef: FlowRef): Valid<SubmitInput> {
+	if (typeof body !== 'object' || body === null || Array.isArray(body)) return { error: 'body must be a JSON object' };
+	const b = body as Record<string, unknown>;
+	const flow = validateFlow(ctx, b, flowRef);
+	if ('error' in flow) return flow;
+	const profile = validateProfile(b, flow.ok);
+	if ('error' in profile) return profile;
+	if (b.notificationEnabled !== undefined && typeof b.notificationEnabled !== 'boolean') return { error: 'notificationEnabled must be a boolean' };
+	const parameters = validateParameters(b.parameters);
+	if ('error' in parameters) return parameters;
+	return { ok: { flow: flow.ok, runProfileName: profile.ok, notificationEnabled: b.notificationEnabled === true, parameters: parameters.ok } };
+}
+
+// What a failed write may tell a client: the error code (ENOSPC, EACCES), never the file's path.
+function writeFailure(err: unknown): string {
+	const code = (err as NodeJS.ErrnoException).code;
+	return `could not save the job (${typeof code === 'string' ? code : 'write error'}); it was not accepted`;
+}
+
+// A job is shown to readers only once it is on disk: staged, written, then committed (or discarded).
 async function submitJob(ctx: NativeContext, req: NativeRequest): Promise<NativeResponse> {
 	let body: unknown;
 	try {
@@ -236,14 +309,19 @@ async function submitJob(ctx: NativeContext, req: NativeRequest): Promise<Native
 		return message(400, 'body is not valid JSON');
 	}
 	const valid = validateJobRequest(ctx, body, req.flowRef);
-	if (typeof valid === 'string') return message(400, valid);
-	const { job, started } = ctx.store.submit(valid);
+	if ('error' in valid) return message(400, valid.error);
+	let job: StoredJob;
+	try {
+		job = ctx.store.stage(valid.ok);
+	} catch (err) {
+		if (err instanceof QueueFullError) return message(503, err.message, { 'retry-after': '1' });
+		throw err;
+	}
 	try {
 		await ctx.persist();
 	} catch (err) {
-		// Not on disk, so not accepted: the job is withdrawn.
-		ctx.store.remove(job.id);
-		return message(400, `could not persist the job: ${(err as Error).message}`);
+		ctx.store.discard(job.id);
+		return message(400, writeFailure(err));
 	}
-	return json(started ? 200 : 202, { jobId: job.id });
+	return json(ctx.store.commit(job.id) ? 200 : 202, { jobId: job.id });
 }

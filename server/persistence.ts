@@ -1,10 +1,25 @@
 // The --data file: atomic writes (temp file in the same directory, then rename) with group commit.
 import { randomBytes } from 'crypto';
-import { existsSync, promises as fsp, readFileSync } from 'fs';
+import { existsSync, promises as fsp, readdirSync, readFileSync, rmSync } from 'fs';
 import { basename, dirname, join } from 'path';
 
 import { OUTCOMES } from './catalog';
 import type { JobParameter, StoredJob } from './jobStore';
+
+// The temp files of this data file (`.<name>.<pid>.<hex>.tmp`): an interrupted write (kill -9) leaves one.
+function isTempOf(name: string, entry: string): boolean {
+	return entry.startsWith(`.${name}.`) && entry.endsWith('.tmp');
+}
+
+// Removes the temp files a killed process left next to the data file; returns how many.
+export function removeLeftoverTempFiles(path: string): number {
+	const dir = dirname(path);
+	const name = basename(path);
+	if (!existsSync(dir)) return 0;
+	const leftovers = readdirSync(dir).filter((entry) => isTempOf(name, entry));
+	for (const entry of leftovers) rmSync(join(dir, entry), { force: true });
+	return leftovers.length;
+}
 
 const FORMAT_VERSION = 1;
 
@@ -87,7 +102,8 @@ export class DataFileWriter {
 
 	constructor(
 		readonly path: string,
-		private readonly snapshot: () => StoredJob[],
+		// The `jobs` array as JSON text, taken synchronously when a write starts.
+		private readonly snapshot: () => string,
 	) {}
 
 	// Resolves once a write that started after this call has reached the disk.
@@ -109,7 +125,7 @@ export class DataFileWriter {
 
 	private start(): Promise<void> {
 		// Snapshot now, synchronously, so the write holds every job submitted before this point.
-		const text = JSON.stringify({ version: FORMAT_VERSION, jobs: this.snapshot() });
+		const text = `{"version":${FORMAT_VERSION},"jobs":${this.snapshot()}}`;
 		const p = this.write(text).finally(() => {
 			if (this.writing === p) this.writing = null;
 		});

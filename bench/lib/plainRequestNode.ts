@@ -20,20 +20,29 @@ class PlainRequestNode implements INodeType {
 		defaults: { name: 'Plain Request' },
 		inputs: ['main'],
 		outputs: ['main'],
-		credentials: [{ name: 'jobExecutionApi', required: true }],
+		credentials: [
+			{ name: 'jobExecutionApi', required: false },
+			{ name: 'jobExecutionRelayApi', required: false },
+		],
 		properties: [
 			{ displayName: 'Method', name: 'method', type: 'string', default: 'GET' },
 			{ displayName: 'Path', name: 'path', type: 'string', default: '' },
 			{ displayName: 'Body', name: 'body', type: 'json', default: '{}' },
 			{ displayName: 'Concurrency', name: 'concurrency', type: 'number', default: 1 },
+			{ displayName: 'Through the Relay', name: 'relay', type: 'boolean', default: false },
 		],
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();
-		const credentials = await this.getCredentials('jobExecutionApi');
-		const baseUrl = String(credentials.baseUrl).replace(/\/+$/, '');
+		const relay = this.getNodeParameter('relay', 0) as boolean;
+		const credentialType = relay ? 'jobExecutionRelayApi' : 'jobExecutionApi';
+		const credentials = await this.getCredentials(credentialType);
+		const baseUrl = String(relay ? credentials.relayUrl : credentials.baseUrl).replace(/\/+$/, '');
 		const method = this.getNodeParameter('method', 0) as 'GET' | 'POST';
+		// The relay takes the native path and verb in headers (spec: Relay interface).
+		const target = (path: string) =>
+			relay ? { url: `${baseUrl}/call/${method === 'POST' ? 'execute' : 'status'}`, headers: { endpoint: path, method } } : { url: `${baseUrl}${path}` };
 		const output: INodeExecutionData[] = [];
 		let next = 0;
 		const worker = async () => {
@@ -41,9 +50,9 @@ class PlainRequestNode implements INodeType {
 				const itemIndex = next++;
 				const path = this.getNodeParameter('path', itemIndex) as string;
 				const body = method === 'POST' ? (JSON.parse(this.getNodeParameter('body', itemIndex) as string) as IDataObject) : undefined;
-				const json = (await this.helpers.httpRequestWithAuthentication.call(this, 'jobExecutionApi', {
+				const json = (await this.helpers.httpRequestWithAuthentication.call(this, credentialType, {
 					method,
-					url: `${baseUrl}${path}`,
+					...target(path),
 					body,
 					json: true,
 				})) as IDataObject;

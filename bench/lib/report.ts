@@ -5,6 +5,15 @@ import type { Figure } from './figure';
 
 export const START_MARKER = '<!-- bench:results:start (written by npm run bench; edit outside the markers) -->';
 export const END_MARKER = '<!-- bench:results:end -->';
+/** The comparison with what users would build instead from n8n's own nodes, at the top of the file. */
+export const ALTERNATIVES_START_MARKER = '<!-- bench:alternatives:start (written by npm run bench; edit outside the markers) -->';
+export const ALTERNATIVES_END_MARKER = '<!-- bench:alternatives:end -->';
+
+export interface ResultsBlock {
+	start: string;
+	end: string;
+	results: string;
+}
 
 const RESULT_TEXT: Record<Figure['verdict'], string> = { pass: 'pass', miss: '**miss**', info: '–' };
 
@@ -42,17 +51,20 @@ ${END_MARKER}
 (Explain here how the figures are measured and why a goal is missed; \`npm run bench\` keeps this part.)
 `;
 
-/** Replaces what is between the markers, or writes a new file with them. */
-export function writeBenchmarksFile(path: string, results: string): void {
-	if (!existsSync(path)) {
-		writeFileSync(path, NEW_FILE(results));
-		return;
-	}
-	const text = readFileSync(path, 'utf8');
-	const start = text.indexOf(START_MARKER);
-	const end = text.indexOf(END_MARKER);
+function replaceBetween(path: string, text: string, block: ResultsBlock): string {
+	const start = text.indexOf(block.start);
+	const end = text.indexOf(block.end);
 	if (start === -1 || end === -1 || end < start) {
-		throw new Error(`${path} has no ${START_MARKER} … ${END_MARKER} block: add the two markers where the results go`);
+		throw new Error(`${path} has no ${block.start} … ${block.end} block: add the two markers where the results go`);
 	}
-	writeFileSync(path, `${text.slice(0, start + START_MARKER.length)}\n${results}\n${text.slice(end)}`);
+	return `${text.slice(0, start + block.start.length)}\n${block.results}\n${text.slice(end)}`;
+}
+
+/** Replaces what is between each block's markers (the main results unless undefined); a new file has the main block. */
+export function writeBenchmarksFile(path: string, results: string | undefined, extraBlocks: ResultsBlock[] = []): void {
+	if (!existsSync(path)) writeFileSync(path, NEW_FILE(''));
+	let text = readFileSync(path, 'utf8');
+	const blocks = [...(results === undefined ? [] : [{ start: START_MARKER, end: END_MARKER, results }]), ...extraBlocks];
+	for (const block of blocks) text = replaceBetween(path, text, block);
+	writeFileSync(path, text);
 }

@@ -18,7 +18,7 @@ import { asJobArray, formatJob, isJobObject } from '../shared/jobOutput';
 import { settle } from '../shared/settle';
 import type { CredentialType, ResolvedConnection } from '../shared/transport';
 import { apiRequest, getConnection, jobIdProblem, listCall, readJobCall, transportTiming } from '../shared/transport';
-import { readableJobId } from '../shared/jobVocabulary';
+import { describeGiven, JOB_STATUSES, readableJobId, TERMINAL_STATUSES } from '../shared/jobVocabulary';
 import {
 	computeEvents,
 	emissionFilter,
@@ -68,7 +68,7 @@ export class JobExecutionTrigger implements INodeType {
 				displayName: 'Statuses to Watch',
 				name: 'statuses',
 				type: 'multiOptions',
-				default: ['COMPLETED', 'ERROR', 'CANCELLED'],
+				default: [...TERMINAL_STATUSES],
 				options: JOB_STATUS_OPTIONS,
 				displayOptions: { show: { triggerOn: ['statuses'] } },
 			},
@@ -188,7 +188,7 @@ function logSkipped(context: IPollFunctions, unreadable: number, overflow: numbe
 	if (parts.length > 0) context.logger.warn(`Job Execution Trigger: unusual job lists: ${parts.join('; ')}`);
 }
 
-const STATUSES = JOB_STATUS_OPTIONS.map((option) => option.value);
+const STATUSES: readonly string[] = JOB_STATUSES;
 
 /** The trigger's settings, checked: a wrong value would silently watch nothing, so it stops the poll instead. */
 function trackerOptions(context: IPollFunctions): TrackerOptions {
@@ -220,7 +220,7 @@ function trackerOptions(context: IPollFunctions): TrackerOptions {
 function readMaxReads(context: IPollFunctions, options: IDataObject): number {
 	const raw = options.maxIndividualReads ?? DEFAULT_MAX_INDIVIDUAL_READS;
 	if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1 || raw > 500) {
-		throw badSetting(context, `Max Individual Reads per Poll must be a whole number from 1 to 500, got ${typeof raw === 'string' ? JSON.stringify(raw.slice(0, 40)) : String(raw)}`);
+		throw badSetting(context, `Max Individual Reads per Poll must be a whole number from 1 to 500, got ${describeGiven(raw, { values: true })}`);
 	}
 	return raw;
 }

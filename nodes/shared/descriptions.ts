@@ -1,14 +1,10 @@
 import type { INodeCredentialDescription, INodeProperties } from 'n8n-workflow';
 
+import { JOB_STATUSES } from './jobVocabulary';
 import { NATIVE_CREDENTIAL, RELAY_CREDENTIAL } from './transport/requestBuilders';
 
-export const JOB_STATUS_OPTIONS = [
-	{ name: 'Queued', value: 'QUEUED' },
-	{ name: 'Running', value: 'RUNNING' },
-	{ name: 'Completed', value: 'COMPLETED' },
-	{ name: 'Error', value: 'ERROR' },
-	{ name: 'Cancelled', value: 'CANCELLED' },
-];
+/** The vocabulary's statuses as editor options: "Queued" for QUEUED, and so on (the value is the stable status). */
+export const JOB_STATUS_OPTIONS = JOB_STATUSES.map((status) => ({ name: status[0] + status.slice(1).toLowerCase(), value: status }));
 
 export const flowFileNameField: INodeProperties = {
 	displayName: 'Flow File Path',

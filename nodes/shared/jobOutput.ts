@@ -1,24 +1,11 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
 import { isParsableLog, parseJobLog } from './logParser';
 import { simplifyJob } from './jobSummary';
-import { checkBoolean } from '../JobExecution/helpers/itemParameters';
 
 export interface JobOutputOptions {
 	parseLog?: boolean;
 	simplify?: boolean;
-}
-
-const OPTION_LABELS: Record<string, string> = { parseLog: 'Parse Log', simplify: 'Simplify', statusOnly: 'Status Only' };
-
-/** The item's Options collection, each switch checked (an expression giving "yes" is refused, not taken as true). */
-export function readOutputOptions(context: IExecuteFunctions, itemIndex: number): JobOutputOptions & { statusOnly?: boolean } {
-	const raw = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const options: Record<string, boolean> = {};
-	for (const [name, label] of Object.entries(OPTION_LABELS)) {
-		options[name] = checkBoolean(context, itemIndex, `Option ${label}`, raw?.[name], false);
-	}
-	return options;
 }
 
 /** A JobStatus as the user asked to see it: raw, with the parsed log beside the raw one, or summarised. */

@@ -5,9 +5,9 @@
  * numeric strings and both 13-digit millisecond and 10-digit second timestamps. Nothing throws.
  */
 
-import { isActiveStatus, isTerminalStatus } from './jobVocabulary';
+import { isActiveStatus, isTerminalStatus, toEpochMs } from './jobVocabulary';
 
-export { ACTIVE_STATUSES, TERMINAL_STATUSES, isActiveStatus, isTerminalStatus } from './jobVocabulary';
+export { ACTIVE_STATUSES, TERMINAL_STATUSES, isActiveStatus, isTerminalStatus, toEpochMs } from './jobVocabulary';
 
 export interface SimplifiedJob {
 	id: string | null;
@@ -21,36 +21,6 @@ export interface SimplifiedJob {
 	runtimeSeconds: number | null;
 	finished: boolean;
 	[key: string]: unknown;
-}
-
-// Integer part of 10 digits = seconds (2001..2286), 13 digits = milliseconds; a fraction is allowed.
-const SECONDS_MIN = 1e9;
-const SECONDS_MAX = 1e10;
-const MS_MIN = 1e12;
-const MS_MAX = 1e13;
-const NUMERIC_RE = /^\d+(?:\.\d+)?$/;
-
-/**
- * Epoch milliseconds from a timestamp field: 13-digit milliseconds as is, 10-digit seconds × 1000,
- * numeric strings accepted. Anything else (other magnitudes, 0, negatives, dates, junk) is null.
- */
-export function toEpochMs(value: unknown): number | null {
-	let n: number;
-	if (typeof value === 'number') {
-		n = value;
-	} else if (typeof value === 'bigint') {
-		n = Number(value);
-	} else if (typeof value === 'string') {
-		const text = value.trim();
-		if (!NUMERIC_RE.test(text)) return null;
-		n = Number(text);
-	} else {
-		return null;
-	}
-	if (!Number.isFinite(n)) return null;
-	if (n >= MS_MIN && n < MS_MAX) return Math.round(n);
-	if (n >= SECONDS_MIN && n < SECONDS_MAX) return Math.round(n * 1000);
-	return null;
 }
 
 // toEpochMs only returns values in a valid Date range, so toISOString cannot throw.

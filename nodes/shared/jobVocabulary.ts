@@ -29,11 +29,6 @@ export function isActiveStatus(value: unknown): boolean {
 	return ACTIVE.has(normalizeStatus(value));
 }
 
-/** One of the five statuses of the spec (after normalisation). */
-export function isKnownStatus(value: unknown): value is JobStatus {
-	return TERMINAL.has(normalizeStatus(value)) || ACTIVE.has(normalizeStatus(value));
-}
-
 export const MAX_JOB_ID_LENGTH = 256;
 
 /** C0, DEL and C1 characters: a CR/LF in a header or path is an injection, never an id or a name. */
@@ -80,6 +75,40 @@ export function toMillis(value: unknown): number | null {
 	return Math.abs(n) < 1e12 ? n * 1000 : n;
 }
 
+/*
+ * Two readings of a timestamp, on purpose: toMillis orders events and never loses one (any finite number, below
+ * 1e12 taken as seconds); toEpochMs is for what users see and accepts only plausible dates (else null).
+ */
+// Integer part of 10 digits = seconds (2001..2286), 13 digits = milliseconds; a fraction is allowed.
+const SECONDS_MIN = 1e9;
+const SECONDS_MAX = 1e10;
+const MS_MIN = 1e12;
+const MS_MAX = 1e13;
+const NUMERIC_RE = /^\d+(?:\.\d+)?$/;
+
+/**
+ * Epoch milliseconds from a timestamp field: 13-digit milliseconds as is, 10-digit seconds × 1000,
+ * numeric strings accepted. Anything else (other magnitudes, 0, negatives, dates, junk) is null.
+ */
+export function toEpochMs(value: unknown): number | null {
+	let n: number;
+	if (typeof value === 'number') {
+		n = value;
+	} else if (typeof value === 'bigint') {
+		n = Number(value);
+	} else if (typeof value === 'string') {
+		const text = value.trim();
+		if (!NUMERIC_RE.test(text)) return null;
+		n = Number(text);
+	} else {
+		return null;
+	}
+	if (!Number.isFinite(n)) return null;
+	if (n >= MS_MIN && n < MS_MAX) return Math.round(n);
+	if (n >= SECONDS_MIN && n < SECONDS_MAX) return Math.round(n * 1000);
+	return null;
+}
+
 /** What a filter keeps: exact flow name and run profile (empty = any), statuses (empty = any, case ignored). */
 export interface JobFilter {
 	flowName?: string;
@@ -98,11 +127,20 @@ export function jobFilterMatcher(filter: JobFilter): (job: Record<string, unknow
 		(runProfileName === '' || job.runProfileName === runProfileName);
 }
 
-/** How a value the user or the service gave is shown in a message: short, quoted text or its type. */
-export function describeValue(value: unknown): string {
-	if (typeof value === 'string') return JSON.stringify(value.slice(0, 40));
-	if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+/** "an object", "a list", "a boolean", "null": the type of what an expression produced instead of the expected one. */
+export function describeType(value: unknown): string {
 	if (value === null) return 'null';
-	if (value === undefined) return 'nothing';
-	return Array.isArray(value) ? 'a list' : 'an object';
+	if (Array.isArray(value)) return 'a list';
+	const type = typeof value;
+	return type === 'object' ? 'an object' : `a ${type}`;
+}
+
+/**
+ * The one "…, got X" formatter: text quoted (40 characters at most); numbers and booleans as themselves when the
+ * setting is a number (`values`), else their type; anything else its type.
+ */
+export function describeGiven(value: unknown, options: { values?: boolean } = {}): string {
+	if (typeof value === 'string') return JSON.stringify(value.slice(0, 40));
+	if (options.values && (typeof value === 'number' || typeof value === 'boolean')) return String(value);
+	return describeType(value);
 }

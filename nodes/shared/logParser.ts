@@ -270,68 +270,68 @@ function optionalNumber(text: string | undefined): number | undefined {
 	return Number.isFinite(n) ? n : undefined;
 }
 
+/** `Job details: …`, or `Job <jobName> finished with status <STATUS> in <s> seconds`. */
+function readJobLine(message: string, result: ParsedJobLog): boolean {
+	if (message.startsWith(JOB_DETAILS)) {
+		parseKeyValues(message.slice(JOB_DETAILS.length), result.jobDetails);
+		return false;
+	}
+	// indexOf, not a regex with `.+`, so a huge line cannot backtrack quadratically.
+	if (!message.startsWith('Job ')) return false;
+	const at = message.lastIndexOf(COMPLETION_MARK);
+	if (at <= 3 || message.slice(4, at).trim() === '') return false;
+	const status = /^\S+/.exec(message.slice(at + COMPLETION_MARK.length).trimStart());
+	if (status) {
+		result.completionMessage = message.trim();
+		result.finalStatus = status[0];
+	}
+	return false;
+}
+
+function readExecutionDetails(message: string, result: ParsedJobLog): boolean {
+	if (message.startsWith(EXECUTION_DETAILS)) parseKeyValues(message.slice(EXECUTION_DETAILS.length), result.executionDetails);
+	return false;
+}
+
+function readNodePerformance(message: string, result: ParsedJobLog): boolean {
+	const m = PERFORMANCE_RE.exec(message);
+	if (!m) return false;
+	const elapsed = Number(m[3]);
+	if (!Number.isFinite(elapsed)) return false;
+	const perf: JobLogNodePerformance = { nodeId: m[1], node: m[2], elapsedSeconds: elapsed };
+	const rows = optionalNumber(m[4]);
+	if (rows !== undefined) perf.rows = rows;
+	const rate = optionalNumber(m[5]);
+	if (rate !== undefined) perf.rowsPerSecond = rate;
+	result.nodePerformance.push(perf);
+	return false;
+}
+
+/** The first step failure or cancellation; true when this message is one (its continuation lines follow). */
+function readFailure(message: string, result: ParsedJobLog): boolean {
+	if (result.failure !== null) return false;
+	const m = FAILURE_RE.exec(message);
+	if (!m) return false;
+	const kind = m[2].toLowerCase() === 'failed' ? 'failed' : 'cancelled';
+	result.failure = { step: m[1], kind, reason: m[3].trim() };
+	return true;
+}
+
+/** Readers by the first character of a message: unknown messages never run every regex. */
+const READERS_BY_FIRST_CHARACTER: Record<string, (message: string, result: ParsedJobLog) => boolean> = {
+	J: readJobLine,
+	E: readExecutionDetails,
+	N: readNodePerformance,
+	S: readFailure,
+	s: readFailure,
+};
+
 /** Structured fields a single entry message carries (tables and continuation lines come later). */
 function classifyMessage(entry: JobLogEntry, result: ParsedJobLog): boolean {
-	const message = entry.message;
-	// Cheap first-character dispatch keeps unknown messages from running every regex.
-	switch (message.charCodeAt(0)) {
-		case 74: {
-			// J
-			if (message.startsWith(JOB_DETAILS)) {
-				parseKeyValues(message.slice(JOB_DETAILS.length), result.jobDetails);
-				return false;
-			}
-			// `Job <jobName> finished with status <STATUS> in <s> seconds`; indexOf, not a regex with
-			// `.+`, so a huge line cannot backtrack quadratically.
-			if (message.startsWith('Job ')) {
-				const at = message.lastIndexOf(COMPLETION_MARK);
-				if (at > 3 && message.slice(4, at).trim() !== '') {
-					const status = /^\S+/.exec(message.slice(at + COMPLETION_MARK.length).trimStart());
-					if (status) {
-						result.completionMessage = message.trim();
-						result.finalStatus = status[0];
-					}
-				}
-			}
-			return false;
-		}
-		case 69: {
-			// E
-			if (message.startsWith(EXECUTION_DETAILS)) {
-				parseKeyValues(message.slice(EXECUTION_DETAILS.length), result.executionDetails);
-			}
-			return false;
-		}
-		case 78: {
-			// N
-			const m = PERFORMANCE_RE.exec(message);
-			if (m) {
-				const elapsed = Number(m[3]);
-				if (!Number.isFinite(elapsed)) return false;
-				const perf: JobLogNodePerformance = { nodeId: m[1], node: m[2], elapsedSeconds: elapsed };
-				const rows = optionalNumber(m[4]);
-				if (rows !== undefined) perf.rows = rows;
-				const rate = optionalNumber(m[5]);
-				if (rate !== undefined) perf.rowsPerSecond = rate;
-				result.nodePerformance.push(perf);
-			}
-			return false;
-		}
-		case 83:
-		case 115: {
-			// S / s
-			if (result.failure !== null) return false;
-			const m = FAILURE_RE.exec(message);
-			if (m) {
-				const kind = m[2].toLowerCase() === 'failed' ? 'failed' : 'cancelled';
-				result.failure = { step: m[1], kind, reason: m[3].trim() };
-				return true;
-			}
-			return false;
-		}
-		default:
-			return false;
-	}
+	const reader = Object.prototype.hasOwnProperty.call(READERS_BY_FIRST_CHARACTER, entry.message.charAt(0))
+		? READERS_BY_FIRST_CHARACTER[entry.message.charAt(0)]
+		: undefined;
+	return reader ? reader(entry.message, result) : false;
 }
 
 /** Parses a job log. Never throws; lines it cannot classify are kept, not dropped. */

@@ -66,7 +66,7 @@ describe.each(versions)('inside n8n %s', (version) => {
 	let session: Session;
 	let userFolder: string;
 	let flows: FlowRefs;
-	const secrets = () => [session.service.nativeToken, session.service.relayApiKey, session.service.userApiKey, WRONG_KEY];
+	const secrets = () => [session.service.nativeToken, session.service.relayApiKey, session.service.userApiKey, session.mcpToken, WRONG_KEY];
 
 	beforeAll(async () => {
 		userFolder = mkdtempSync(join(tmpdir(), `job-execution-e2e-${version}-`));

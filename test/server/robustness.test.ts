@@ -63,7 +63,9 @@ describe('malformed and oversized requests', () => {
 		['invalid UTF-8', 400, post(Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]))],
 		['100,000 nested arrays', 400, post(deep)],
 		['a JSON string body', 400, post('"submit please"')],
-		['10,000 parameters', 200, post(JSON.stringify(jobBody({ parameters: Array.from({ length: 10_000 }, (_, i) => ({ name: `p${i}`, type: 'integer', value: i })) })))],
+		// Over the stated limit of 100 parameters (README, "Limits"): refused, no job.
+		['10,000 parameters', 400, post(JSON.stringify(jobBody({ parameters: Array.from({ length: 10_000 }, (_, i) => ({ name: `p${i}`, type: 'integer', value: i })) })))],
+		['100 parameters', 200, post(JSON.stringify(jobBody({ parameters: Array.from({ length: 100 }, (_, i) => ({ name: `p${i}`, type: 'integer', value: i })) })))],
 		['a declared 2 MiB body', 413, 'POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2097152\r\n\r\n{'],
 		['a relay call with a 2 MiB body', 413, Buffer.concat([Buffer.from(`POST /call/execute HTTP/1.1\r\nHost: x\r\napiKey: relay-key-1\r\nuser-api-key: user-key-1\r\nendpoint: /api/v1/jobs\r\nmethod: POST\r\nContent-Length: 2097152\r\n\r\n`), Buffer.alloc(2_097_152, 0x20)])],
 		['a relay endpoint with percent-encoded traversal', 400, 'GET /call/status HTTP/1.1\r\nHost: x\r\napiKey: relay-key-1\r\nuser-api-key: user-key-1\r\nendpoint: /api/v1/jobs/%2e%2e%2fflows\r\nmethod: GET\r\n\r\n'],

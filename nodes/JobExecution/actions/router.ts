@@ -8,20 +8,16 @@ import type { Settled } from '../../shared/settle';
 import * as flow from './flow/Flow.resource';
 import * as job from './job/Job.resource';
 
-type Operation = (
-	this: IExecuteFunctions,
-	itemIndex: number,
-	connection: ResolvedConnection,
-) => Promise<IDataObject | IDataObject[]>;
+/** What an operation module offers the router: its per-item work, and how many items may run at once. */
+interface Operation {
+	execute(this: IExecuteFunctions, itemIndex: number, connection: ResolvedConnection): Promise<IDataObject | IDataObject[]>;
+	/** Items run one at a time unless the operation says otherwise. */
+	concurrency?: (context: IExecuteFunctions) => number;
+}
 
 const operations: Record<string, Record<string, Operation>> = {
-	job: {
-		submit: job.submit.execute,
-		get: job.get.execute,
-		getMany: job.getMany.execute,
-		waitForCompletion: job.waitForCompletion.execute,
-	},
-	flow: { getNavigationUrl: flow.getNavigationUrl.execute },
+	job: { submit: job.submit, get: job.get, getMany: job.getMany, waitForCompletion: job.waitForCompletion },
+	flow: { getNavigationUrl: flow.getNavigationUrl },
 };
 
 /** What an item carries when the node continues on failure: the message, its detail and the HTTP code. */
@@ -41,7 +37,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		throw new NodeOperationError(this.getNode(), `The operation "${operationName}" of "${resource}" is not supported`);
 	}
 	const credentialType = this.getNodeParameter('authentication', 0) as CredentialType;
-	const concurrency = resource === 'job' && operationName === 'submit' ? job.submit.readConcurrency(this) : 1;
+	const concurrency = operation.concurrency?.(this) ?? 1;
 	const continueOnFail = this.continueOnFail();
 	// Resolved once, on the first item that needs it; a bad credential then fails each item the same way.
 	let connection: Promise<ResolvedConnection> | undefined;
@@ -50,7 +46,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	let failed = false;
 	await inItemOrder(items.length, concurrency, () => failed && !continueOnFail, async (itemIndex) => {
 		connection ??= getConnection.call(this, credentialType, itemIndex);
-		const outcome = await settle(connection.then(async (resolved) => await operation.call(this, itemIndex, resolved)));
+		const outcome = await settle(connection.then(async (resolved) => await operation.execute.call(this, itemIndex, resolved)));
 		if (!outcome.ok) failed = true;
 		outcomes[itemIndex] = outcome;
 	});

@@ -1,7 +1,9 @@
 import { NodeOperationError } from 'n8n-workflow';
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { hasControlCharacter } from '../../shared/transport/requestBuilders';
+import type { JobOutputOptions } from '../../shared/jobOutput';
+
+import { describeGiven, describeType, hasControlCharacter } from '../../shared/jobVocabulary';
 
 /** Flow paths, run profiles and names longer than this are refused before sending (no service needs more). */
 export const MAX_TEXT_LENGTH = 4096;
@@ -11,13 +13,7 @@ export function badParameter(context: IExecuteFunctions, itemIndex: number, mess
 	return new NodeOperationError(context.getNode(), `${message} (item ${itemIndex})`, { itemIndex, description });
 }
 
-/** "an object", "a list", "a boolean", "null": what an expression produced instead of the expected type. */
-export function describeType(value: unknown): string {
-	if (value === null) return 'null';
-	if (Array.isArray(value)) return 'a list';
-	const type = typeof value;
-	return type === 'object' ? 'an object' : `a ${type}`;
-}
+export { describeType };
 
 /**
  * Checks a text value: numbers count as text, anything else is refused, as are control characters (a CR/LF is
@@ -62,7 +58,7 @@ export function checkBoolean(context: IExecuteFunctions, itemIndex: number, labe
 	if (raw === undefined || raw === null || raw === '') return fallback;
 	if (typeof raw === 'boolean') return raw;
 	if (raw === 'true' || raw === 'false') return raw === 'true';
-	throw badParameter(context, itemIndex, `${label} must be true or false, got ${typeof raw === 'string' ? JSON.stringify(raw.slice(0, 40)) : describeType(raw)}`);
+	throw badParameter(context, itemIndex, `${label} must be true or false, got ${describeGiven(raw)}`);
 }
 
 /** One of a fixed set of option values; an expression giving anything else is refused. */
@@ -76,6 +72,17 @@ export function readChoice<T extends string>(
 ): T {
 	const raw = context.getNodeParameter(name, itemIndex, fallback);
 	if ((allowed as readonly unknown[]).includes(raw)) return raw as T;
-	const given = typeof raw === 'string' ? JSON.stringify(raw.slice(0, 40)) : describeType(raw);
-	throw badParameter(context, itemIndex, `${label} must be one of ${allowed.join(', ')}, got ${given}`);
+	throw badParameter(context, itemIndex, `${label} must be one of ${allowed.join(', ')}, got ${describeGiven(raw)}`);
+}
+
+const OPTION_LABELS: Record<string, string> = { parseLog: 'Parse Log', simplify: 'Simplify', statusOnly: 'Status Only' };
+
+/** The item's Options collection, each switch checked (an expression giving "yes" is refused, not taken as true). */
+export function readOutputOptions(context: IExecuteFunctions, itemIndex: number): JobOutputOptions & { statusOnly?: boolean } {
+	const raw = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const options: Record<string, boolean> = {};
+	for (const [name, label] of Object.entries(OPTION_LABELS)) {
+		options[name] = checkBoolean(context, itemIndex, `Option ${label}`, raw?.[name], false);
+	}
+	return options;
 }

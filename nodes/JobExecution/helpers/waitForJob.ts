@@ -1,7 +1,7 @@
 import { NodeOperationError, sleep } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { isTerminalStatus, normalizeStatus } from '../../shared/jobVocabulary';
+import { describeGiven, isTerminalStatus, normalizeStatus } from '../../shared/jobVocabulary';
 import { redact } from '../../shared/redaction';
 import type { ResolvedConnection } from '../../shared/transport';
 import { apiRequest, readJobCall } from '../../shared/transport';
@@ -34,8 +34,7 @@ export function readWaitSettings(context: IExecuteFunctions, itemIndex: number, 
 		const raw = settings[name] ?? fallback;
 		const value = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
 		if (!Number.isFinite(value) || value < 1) {
-			const shown = typeof raw === 'string' ? JSON.stringify(raw.slice(0, 40)) : typeof raw === 'object' ? 'an object' : String(raw);
-			throw badParameter(context, itemIndex, `${label} must be a number of seconds, at least 1, got ${shown}`);
+			throw badParameter(context, itemIndex, `${label} must be a number of seconds, at least 1, got ${describeGiven(raw, { values: true })}`);
 		}
 		return value;
 	};

@@ -69,11 +69,6 @@ function isTemporary(failure: Failure): boolean {
 	}
 }
 
-/** True when the request cannot have reached the service (so a submit certainly created no job). */
-export function certainlyNotSent(failure: Failure): boolean {
-	return failure.kind === 'network' && NOT_SENT_CODES.has(failure.code);
-}
-
 /** The service's own message, when its body has one (JSON `{message}` / `{error}` or short text). */
 export function serviceMessage(body: unknown): string | undefined {
 	if (typeof body === 'string') {

@@ -2,7 +2,8 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { extractExecutionStatus } from '../../../shared/jobSummary';
-import { formatJob, isJobObject, readOutputOptions } from '../../../shared/jobOutput';
+import { formatJob, isJobObject } from '../../../shared/jobOutput';
+import { readOutputOptions } from '../../helpers/itemParameters';
 import type { ResolvedConnection } from '../../../shared/transport';
 import { apiRequest, readJobCall } from '../../../shared/transport';
 import { jobIdField, outputOptionFields } from '../../../shared/descriptions';

@@ -1,9 +1,9 @@
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { badParameter, checkText, describeType, readBoolean, readChoice } from '../../helpers/itemParameters';
-import { asJobArray, formatJob, readOutputOptions } from '../../../shared/jobOutput';
-import { JOB_STATUSES, jobFilterMatcher } from '../../../shared/jobVocabulary';
+import { badParameter, checkText, readBoolean, readChoice, readOutputOptions } from '../../helpers/itemParameters';
+import { asJobArray, formatJob } from '../../../shared/jobOutput';
+import { describeGiven, JOB_STATUSES, jobFilterMatcher } from '../../../shared/jobVocabulary';
 import type { JobFilter } from '../../../shared/jobVocabulary';
 import type { ResolvedConnection } from '../../../shared/transport';
 import { apiRequest, listCall } from '../../../shared/transport';
@@ -69,8 +69,7 @@ function readFilters(context: IExecuteFunctions, itemIndex: number): JobFilter {
 	const statuses = (Array.isArray(given) ? given : [given]).map((status) => (typeof status === 'string' ? status.trim().toUpperCase() : status));
 	const unknown = statuses.find((status) => typeof status !== 'string' || !STATUSES.includes(status));
 	if (unknown !== undefined) {
-		const shown = typeof unknown === 'string' ? JSON.stringify(unknown.slice(0, 40)) : describeType(unknown);
-		throw badParameter(context, itemIndex, `Status filter must be among ${STATUSES.join(', ')}, got ${shown}`);
+		throw badParameter(context, itemIndex, `Status filter must be among ${STATUSES.join(', ')}, got ${describeGiven(unknown)}`);
 	}
 	return {
 		flowName: checkText(context, itemIndex, 'Flow Name filter', raw.flowName),
@@ -88,8 +87,7 @@ export async function execute(
 	const returnAll = readBoolean(this, itemIndex, 'returnAll', 'Return All', false);
 	const limit: unknown = returnAll ? Infinity : this.getNodeParameter('limit', itemIndex, 50);
 	if (!returnAll && !(typeof limit === 'number' && Number.isInteger(limit) && limit >= 1 && limit <= 100)) {
-		const shown = typeof limit === 'string' ? JSON.stringify(limit.slice(0, 40)) : typeof limit === 'number' ? String(limit) : describeType(limit);
-		throw badParameter(this, itemIndex, `Limit must be a whole number from 1 to 100, got ${shown}`);
+		throw badParameter(this, itemIndex, `Limit must be a whole number from 1 to 100, got ${describeGiven(limit, { values: true })}`);
 	}
 	const filters = readFilters(this, itemIndex);
 	const options = readOutputOptions(this, itemIndex);

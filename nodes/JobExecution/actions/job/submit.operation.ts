@@ -3,10 +3,11 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { checkParameters, parametersFromJson } from '../../helpers/jobParameters';
 import type { JobParameter } from '../../helpers/jobParameters';
-import { badParameter, readBoolean, readText } from '../../helpers/itemParameters';
-import { formatJob, readOutputOptions } from '../../../shared/jobOutput';
+import { badParameter, readBoolean, readOutputOptions, readText } from '../../helpers/itemParameters';
+import { formatJob } from '../../../shared/jobOutput';
 import { settle } from '../../../shared/settle';
 import { checkJobOutcome, readWaitSettings, waitForJob } from '../../helpers/waitForJob';
+import { describeGiven } from '../../../shared/jobVocabulary';
 import type { ApiCall, ResolvedConnection } from '../../../shared/transport';
 import { apiRequest, flowNavigationUrl, isUuid, jobIdProblem, NATIVE_CREDENTIAL, RELAY_CREDENTIAL, submitCall } from '../../../shared/transport';
 import { toNodeApiError } from '../../../shared/transport/errors';
@@ -140,14 +141,17 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['job'], operation: ['submit'] } }, properties);
 
-/** The node-wide Batching → Concurrency, refused (before anything is sent) when it is not a whole number in range. */
-export function readConcurrency(context: IExecuteFunctions): number {
+/**
+ * How many items run at once (the router asks each operation): the node-wide Batching → Concurrency, refused
+ * before anything is sent when it is not a whole number in range.
+ */
+export function concurrency(context: IExecuteFunctions): number {
 	const batching = context.getNodeParameter('batching', 0, {}) as IDataObject;
 	const value = Number(batching.concurrency ?? DEFAULT_CONCURRENCY);
 	if (!Number.isInteger(value) || value < 1 || value > MAX_CONCURRENCY) {
 		throw new NodeOperationError(
 			context.getNode(),
-			`Concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}, got ${String(batching.concurrency)}`,
+			`Concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}, got ${describeGiven(batching.concurrency, { values: true })}`,
 		);
 	}
 	return value;

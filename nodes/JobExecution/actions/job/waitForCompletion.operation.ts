@@ -1,7 +1,8 @@
 import { updateDisplayOptions } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { formatJob, readOutputOptions } from '../../../shared/jobOutput';
+import { formatJob } from '../../../shared/jobOutput';
+import { readOutputOptions } from '../../helpers/itemParameters';
 import { checkJobOutcome, readWaitSettings, waitForJob } from '../../helpers/waitForJob';
 import type { ResolvedConnection } from '../../../shared/transport';
 import { jobIdField, outputOptionsCollection, waitSettingFields } from '../../../shared/descriptions';
