@@ -1,50 +1,25 @@
-// n8n's community-node rules in the cloud (strict) configuration, as `@n8n/node-cli lint` composes them,
-// applied to everything the package ships. The reference server, tests and benchmarks are not shipped:
-// they get the TypeScript rules only (they rightly use process, timers and console).
+// `n8n-node lint` runs ESLint with this file. The shipped code (index.ts, nodes/, credentials/, package.json) gets
+// exactly the configuration of n8n's node-cli template (`@n8n/node-cli/eslint`, the n8n Cloud rules), narrowed
+// from every `.ts` to the shipped files. The reference server, the n8n host driver, tests and benchmarks are not
+// shipped and rightly use process, timers and console: they get the JS and TypeScript recommended rules only.
+// Why not the template file itself (strict mode): README, "Linting and n8n's strict mode".
 import js from '@eslint/js';
-import { n8nCommunityNodesPlugin } from '@n8n/eslint-plugin-community-nodes';
+import { config as n8nTemplate } from '@n8n/node-cli/eslint';
 import { globalIgnores } from 'eslint/config';
-import n8nNodesBase from 'eslint-plugin-n8n-nodes-base';
 import tseslint from 'typescript-eslint';
 
 const shipped = ['index.ts', 'nodes/**/*.ts', 'credentials/**/*.ts'];
-const communityRules = n8nCommunityNodesPlugin.configs.recommended;
+const notShipped = ['server/**/*.ts', 'host/**/*.ts', 'test/**/*.ts', 'testkit/**/*.ts', 'bench/**/*.ts'];
+
+const narrowToShipped = (block) =>
+	Array.isArray(block.files) && block.files.includes('**/*.ts') ? { ...block, files: shipped } : block;
 
 export default tseslint.config(
 	globalIgnores(['dist', 'dist-bench', 'node_modules', 'coverage', '.n8n-host']),
+	...n8nTemplate.map(narrowToShipped),
 	{
-		files: ['**/*.ts'],
+		files: notShipped,
 		extends: [js.configs.recommended, tseslint.configs.recommended],
 		rules: { 'prefer-spread': 'off' },
-	},
-	{
-		files: shipped,
-		extends: [communityRules],
-		plugins: { 'n8n-nodes-base': n8nNodesBase },
-		rules: { 'no-console': 'error' },
-	},
-	{
-		files: ['package.json'],
-		extends: [communityRules],
-		plugins: { 'n8n-nodes-base': n8nNodesBase },
-		rules: { ...n8nNodesBase.configs.community.rules },
-		languageOptions: { parser: tseslint.parser, parserOptions: { extraFileExtensions: ['.json'] } },
-	},
-	{
-		files: ['credentials/**/*.ts'],
-		rules: {
-			...n8nNodesBase.configs.credentials.rules,
-			'n8n-nodes-base/cred-class-field-documentation-url-miscased': 'off',
-			'n8n-nodes-base/cred-class-field-type-options-password-missing': 'off',
-		},
-	},
-	{
-		files: ['nodes/**/*.ts'],
-		rules: {
-			...n8nNodesBase.configs.nodes.rules,
-			'n8n-nodes-base/node-class-description-inputs-wrong-regular-node': 'off',
-			'n8n-nodes-base/node-class-description-outputs-wrong': 'off',
-			'n8n-nodes-base/node-param-type-options-max-value-present': 'off',
-		},
 	},
 );

@@ -12,4 +12,6 @@ module.exports = {
 	// One worker per core (jest's default keeps one core free, which on a 2-core machine runs every file in a row):
 	// most node and server tests wait on sockets and timers, so two files side by side take less time.
 	maxWorkers: '100%',
+	// A complete green run records the tree it tested; `npm publish` refuses any other (scripts/release-stamp.cjs).
+	reporters: ['default', '<rootDir>/scripts/jest-release-stamp.cjs'],
 };

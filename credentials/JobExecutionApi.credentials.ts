@@ -27,7 +27,7 @@ export class JobExecutionApi implements ICredentialType {
 			type: 'string',
 			default: '',
 			required: true,
-			placeholder: 'https://jobs.example.com',
+			placeholder: 'e.g. https://jobs.example.com',
 			description:
 				'Address of the service, with http:// or https://. A trailing slash or /api/v1 suffix is ignored.',
 		},
@@ -71,7 +71,7 @@ export class JobExecutionApi implements ICredentialType {
 			name: 'headerName',
 			type: 'string',
 			default: '',
-			placeholder: 'X-API-Key',
+			placeholder: 'e.g. X-API-Key',
 			displayOptions: { show: { authType: ['headerAuth'] } },
 		},
 		{

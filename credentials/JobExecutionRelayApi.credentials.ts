@@ -31,7 +31,7 @@ export class JobExecutionRelayApi implements ICredentialType {
 			type: 'string',
 			default: '',
 			required: true,
-			placeholder: 'https://relay.example.com',
+			placeholder: 'e.g. https://relay.example.com',
 			description: 'Address of the relay, with http:// or https://, without /call/…',
 		},
 		{

@@ -1,8 +1,8 @@
 // One ready set-up shared by `npm start`, `npm run demo` and the end-to-end tests: a real n8n with this package
 // loaded, credentials for both interfaces pointing at a running reference server.
 import { randomBytes } from 'crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'fs';
-import { dirname, join } from 'path';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'fs';
+import { join } from 'path';
 
 import { startReferenceServer } from '../server';
 import type { ReferenceServer, ReferenceServerOptions } from '../server';
@@ -12,7 +12,7 @@ import type { Log } from './install';
 import { freePort } from './n8n';
 import type { N8nInstance } from './n8n';
 import type { ServiceAccess } from './workspace';
-import { importIntoN8n, installPackage, mcpBearerCredential, packProject, serviceCredentials } from './workspace';
+import { importIntoN8n, installPackedProject, mcpBearerCredential, serviceCredentials } from './workspace';
 
 export interface SessionOptions {
 	hostVersion: string;
@@ -60,12 +60,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
 	};
 
 	log('loading the package into n8n as a community package (npm pack, unpacked under .n8n/nodes)');
-	const tarball = packProject();
-	try {
-		installPackage(tarball, options.userFolder);
-	} finally {
-		rmSync(dirname(tarball), { recursive: true, force: true });
-	}
+	installPackedProject(options.userFolder);
 
 	const nativeToken = randomBytes(18).toString('base64url');
 	const server = await startReferenceServer({

@@ -2,7 +2,7 @@
 import { execFileSync } from 'child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
-import { basename, join } from 'path';
+import { basename, dirname, join } from 'path';
 
 import type { N8nInstance } from './n8n';
 import { n8nCommandOk } from './n8n';
@@ -26,6 +26,16 @@ export function installPackage(tarball: string, userFolder: string): void {
 	execFileSync('tar', ['-xzf', tarball, '-C', target, '--strip-components=1']);
 	const version = (JSON.parse(readFileSync(join(target, 'package.json'), 'utf8')) as { version: string }).version;
 	writeFileSync(join(nodesDir, 'package.json'), JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { [PACKAGE_NAME]: version } }, null, 2));
+}
+
+// Pack, install, and remove the tarball's temp folder (a run of `npm start` or the demo leaves nothing in /tmp).
+export function installPackedProject(userFolder: string): void {
+	const tarball = packProject();
+	try {
+		installPackage(tarball, userFolder);
+	} finally {
+		rmSync(dirname(tarball), { recursive: true, force: true });
+	}
 }
 
 export interface CredentialRecord {

@@ -5,6 +5,7 @@ import { authenticationField, credentialsDescription } from '../shared/descripti
 import * as flow from './actions/flow/Flow.resource';
 import * as job from './actions/job/Job.resource';
 import { router } from './actions/router';
+import { searchJobs } from './methods/listSearch';
 
 export class JobExecution implements INodeType {
 	description: INodeTypeDescription = {
@@ -14,7 +15,7 @@ export class JobExecution implements INodeType {
 		group: ['transform'],
 		version: 1,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
-		description: 'Submit data-processing jobs, wait for them and read their status',
+		description: 'Submit data-processing jobs to the Job Execution Service, wait for them to end and read their status',
 		defaults: { name: 'Job Execution' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
@@ -37,6 +38,8 @@ export class JobExecution implements INodeType {
 			...flow.description,
 		],
 	};
+
+	methods = { listSearch: { searchJobs } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);

@@ -46,7 +46,7 @@ export class JobExecutionTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{ $parameter["triggerOn"] === "anyChange" ? "Any status change" : "Job status changes" }}',
-		description: 'Starts the workflow when a job of the Job Execution Service changes status',
+		description: 'Run data-processing jobs on the Job Execution Service and start workflows when their status changes',
 		defaults: { name: 'Job Execution Trigger' },
 		polling: true,
 		inputs: [],

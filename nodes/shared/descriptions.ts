@@ -12,18 +12,28 @@ export const flowFileNameField: INodeProperties = {
 	type: 'string',
 	default: '',
 	required: true,
-	placeholder: '/Shared/Flows/sales.flow',
+	placeholder: 'e.g. /Shared/Flows/sales.flow',
 	description: 'Fully qualified path of the flow file',
 };
 
+/** A resource locator; workflows saved when it was plain text hold a string, which the node reads the same way. */
 export const jobIdField: INodeProperties = {
 	displayName: 'Job ID',
 	name: 'jobId',
-	type: 'string',
-	default: '',
+	type: 'resourceLocator',
+	default: { mode: 'list', value: '' },
 	required: true,
-	placeholder: 'e.g. 3f2b8c1e-…',
-	description: 'The jobId returned when the job was submitted',
+	description: 'The job: a recent one from the list, or its ID (e.g. the jobId returned by Submit)',
+	modes: [
+		{
+			displayName: 'From List',
+			name: 'list',
+			type: 'list',
+			placeholder: 'Select a job...',
+			typeOptions: { searchListMethod: 'searchJobs', searchable: true },
+		},
+		{ displayName: 'By ID', name: 'id', type: 'string', placeholder: 'e.g. 3f2b8c1e-…' },
+	],
 };
 
 export const parseLogField: INodeProperties = {

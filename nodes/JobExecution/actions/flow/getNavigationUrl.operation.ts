@@ -9,6 +9,14 @@ import { flowFileNameField } from '../../../shared/descriptions';
 const NODE_ID = /^node_\d+$/;
 
 const properties: INodeProperties[] = [
+	{
+		displayName:
+			'The relay has no navigation endpoint: pick a Job Execution API credential (native REST API) for this operation',
+		name: 'relayNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { '/authentication': [RELAY_CREDENTIAL] } },
+	},
 	flowFileNameField,
 	{
 		displayName: 'Run Profile',
@@ -16,14 +24,14 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		required: true,
-		placeholder: 'default',
+		placeholder: 'e.g. default',
 	},
 	{
 		displayName: 'Node ID',
 		name: 'nodeId',
 		type: 'string',
 		default: '',
-		placeholder: 'node_12',
+		placeholder: 'e.g. node_12',
 		description: 'Node to open, of the form node_&lt;digits&gt;; leave empty to open the flow',
 	},
 ];

@@ -19,6 +19,13 @@ export const DEFAULT_CONCURRENCY = 1;
 export const MAX_CONCURRENCY = 20;
 
 const properties: INodeProperties[] = [
+	{
+		displayName:
+			'The credential picks the interface: a Job Execution API credential submits over the native REST API and asks for a Flow File Path; a Job Execution Relay API credential submits through the relay and asks for a Flow ID',
+		name: 'interfaceNotice',
+		type: 'notice',
+		default: '',
+	},
 	{ ...flowFileNameField, displayOptions: { show: { '/authentication': [NATIVE_CREDENTIAL] } } },
 	{
 		displayName: 'Flow ID',
@@ -36,7 +43,7 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		required: true,
-		placeholder: 'default',
+		placeholder: 'e.g. default',
 		description: 'Name of the run profile to execute',
 	},
 	{

@@ -1,0 +1,62 @@
+import { NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
+
+import { asJobArray } from '../../shared/jobOutput';
+import { normalizeStatus, readableJobId, toMillis } from '../../shared/jobVocabulary';
+import type { CredentialType } from '../../shared/transport';
+import { apiRequest, getConnection, listCall, NATIVE_CREDENTIAL, RELAY_CREDENTIAL } from '../../shared/transport';
+
+/** The service lists at most 100 jobs per call: the active ones, then the finished ones, as the trigger reads them. */
+const LISTS = ['active', 'history'] as const;
+
+interface ListedJob {
+	id: string;
+	job: IDataObject;
+}
+
+function text(value: unknown): string {
+	return typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : '';
+}
+
+/** Newest first: jobs not started yet (queued) lead, then by start time; the service's order breaks ties. */
+function startedAt(job: IDataObject): number {
+	return toMillis(job.startTime) ?? Number.POSITIVE_INFINITY;
+}
+
+function toListItem({ id, job }: ListedJob): INodeListSearchItems {
+	const started = text(job.startTimeFormatted).slice(0, 19) || 'not started';
+	const parts = [text(job.flowName) || '(no flow name)', text(job.runProfileName) || '(no profile)', normalizeStatus(job.executionStatus) || '?', started];
+	return { name: parts.join(' · '), value: id, description: id };
+}
+
+function credentialTypeOf(context: ILoadOptionsFunctions): CredentialType {
+	const chosen = context.getNodeParameter('authentication', NATIVE_CREDENTIAL);
+	return chosen === RELAY_CREDENTIAL ? RELAY_CREDENTIAL : NATIVE_CREDENTIAL;
+}
+
+/**
+ * "From list" of the Job ID: the recent jobs (up to 100 active and 100 finished), newest first, each showing its
+ * flow, run profile, status and start time; the search keeps the jobs whose ID or any of those contain it. A listed
+ * job whose id could not name exactly one job is left out.
+ */
+export async function searchJobs(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+	const connection = await getConnection.call(this, credentialTypeOf(this));
+	const byId = new Map<string, ListedJob>();
+	for (const scope of LISTS) {
+		const { body } = await apiRequest.call(this, connection, listCall(scope));
+		const jobs = asJobArray(body);
+		if (!jobs) throw new NodeOperationError(this.getNode(), `The service answered with no job list (${scope} jobs)`);
+		// A job that ended between the two reads is in both: the later read is the fresher.
+		for (const job of jobs) {
+			const id = readableJobId(job);
+			if (id !== null) byId.set(id, { id, job });
+		}
+	}
+	const needle = (filter ?? '').trim().toLowerCase();
+	const results = [...byId.values()]
+		.map((listed, order) => ({ listed, order }))
+		.sort((a, b) => startedAt(b.listed.job) - startedAt(a.listed.job) || a.order - b.order)
+		.map(({ listed }) => toListItem(listed))
+		.filter((item) => needle === '' || `${item.name} ${item.value}`.toLowerCase().includes(needle));
+	return { results };
+}
