@@ -3,6 +3,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { extractExecutionStatus } from '../../../shared/jobSummary';
 import { formatJob, isJobObject } from '../../../shared/jobOutput';
+import { batchingField, readConcurrency } from '../../helpers/batching';
 import { readOutputOptions } from '../../helpers/itemParameters';
 import type { ResolvedConnection } from '../../../shared/transport';
 import { apiRequest, readJobCall } from '../../../shared/transport';
@@ -28,9 +29,13 @@ const properties: INodeProperties[] = [
 			...outputOptionFields,
 		],
 	},
+	batchingField('are read'),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['job'], operation: ['get'] } }, properties);
+
+/** Reads change nothing, so items may read side by side. */
+export const concurrency = readConcurrency;
 
 export async function execute(
 	this: IExecuteFunctions,

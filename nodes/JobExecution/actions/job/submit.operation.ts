@@ -1,22 +1,17 @@
 import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { batchingField, readConcurrency } from '../../helpers/batching';
 import { checkParameters, parametersFromJson } from '../../helpers/jobParameters';
 import type { JobParameter } from '../../helpers/jobParameters';
 import { badParameter, readBoolean, readOutputOptions, readText } from '../../helpers/itemParameters';
 import { formatJob } from '../../../shared/jobOutput';
 import { settle } from '../../../shared/settle';
 import { checkJobOutcome, readWaitSettings, waitForJob } from '../../helpers/waitForJob';
-import { describeGiven } from '../../../shared/jobVocabulary';
 import type { ApiCall, ResolvedConnection } from '../../../shared/transport';
 import { apiRequest, flowNavigationUrl, isUuid, jobIdProblem, NATIVE_CREDENTIAL, RELAY_CREDENTIAL, submitCall } from '../../../shared/transport';
 import { toNodeApiError } from '../../../shared/transport/errors';
 import { flowFileNameField, outputOptionsCollection, waitSettingFields } from '../../../shared/descriptions';
-
-/** One at a time unless asked: jobs then reach the service in item order, as before the option existed. */
-export const DEFAULT_CONCURRENCY = 1;
-/** Enough to keep a batch moving without flooding the service with simultaneous submissions. */
-export const MAX_CONCURRENCY = 20;
 
 const properties: INodeProperties[] = [
 	{
@@ -119,43 +114,12 @@ const properties: INodeProperties[] = [
 		options: waitSettingFields,
 	},
 	{ ...outputOptionsCollection, displayOptions: { show: { waitForCompletion: [true] } } },
-	{
-		displayName: 'Batching',
-		name: 'batching',
-		type: 'collection',
-		placeholder: 'Add Setting',
-		default: {},
-		options: [
-			{
-				displayName: 'Concurrency',
-				name: 'concurrency',
-				type: 'number',
-				typeOptions: { minValue: 1, maxValue: MAX_CONCURRENCY, numberPrecision: 0 },
-				default: DEFAULT_CONCURRENCY,
-				description:
-					'How many items are submitted (and, with Wait for Completion, waited for) at the same time. Output order always follows the input.',
-			},
-		],
-	},
+	batchingField('are submitted (and, with Wait for Completion, waited for)'),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['job'], operation: ['submit'] } }, properties);
 
-/**
- * How many items run at once (the router asks each operation): the node-wide Batching → Concurrency, refused
- * before anything is sent when it is not a whole number in range.
- */
-export function concurrency(context: IExecuteFunctions): number {
-	const batching = context.getNodeParameter('batching', 0, {}) as IDataObject;
-	const value = Number(batching.concurrency ?? DEFAULT_CONCURRENCY);
-	if (!Number.isInteger(value) || value < 1 || value > MAX_CONCURRENCY) {
-		throw new NodeOperationError(
-			context.getNode(),
-			`Concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}, got ${describeGiven(batching.concurrency, { values: true })}`,
-		);
-	}
-	return value;
-}
+export const concurrency = readConcurrency;
 
 function readParameters(context: IExecuteFunctions, itemIndex: number): JobParameter[] {
 	const result =

@@ -2,6 +2,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { formatJob } from '../../../shared/jobOutput';
+import { batchingField, readConcurrency } from '../../helpers/batching';
 import { readOutputOptions } from '../../helpers/itemParameters';
 import { checkJobOutcome, readWaitSettings, waitForJob } from '../../helpers/waitForJob';
 import type { ResolvedConnection } from '../../../shared/transport';
@@ -19,12 +20,16 @@ const properties: INodeProperties[] = [
 		options: waitSettingFields,
 	},
 	outputOptionsCollection,
+	batchingField('are waited for'),
 ];
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['job'], operation: ['waitForCompletion'] } },
 	properties,
 );
+
+/** Waiting only reads, so items may wait side by side: the slowest job, not the sum of them, sets the time. */
+export const concurrency = readConcurrency;
 
 export async function execute(
 	this: IExecuteFunctions,

@@ -1,6 +1,7 @@
 /**
- * Submit's Batching → Concurrency through n8n's engine against the real server: items overlap up to the limit,
- * yet output order, pairedItem, per-item errors and "one job per item, never two" are as with one at a time.
+ * Batching → Concurrency (Submit, Get, Wait for Completion) through n8n's engine against the real server: items
+ * overlap up to the limit, yet output order, pairedItem, per-item errors and "one job per item, never two" are as
+ * with one at a time.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -147,5 +148,64 @@ describe.each(INTERFACES)('Submit with Batching → Concurrency over the %s inte
 		const result = await submit([good(0)], 21);
 		expect(result.error?.message).toBe('Concurrency must be a whole number from 1 to 20, got 21');
 		expect(fx.server.store.count()).toBe(0);
+	});
+});
+
+describe.each(INTERFACES)('Get and Wait for Completion with Batching → Concurrency over the %s interface', (kind: Interface) => {
+	let fx: Fixture;
+	let jobIds: string[];
+	beforeEach(async () => {
+		fx = await startFixture(kind, { concurrency: 50 });
+		const flowField = kind === 'native' ? 'flowFileName' : 'flowId';
+		const submitted = await runActionNode({
+			credentials: fx.credentials,
+			items: Array.from({ length: 8 }, () => ({})),
+			parameters: { authentication: fx.authentication, resource: 'job', operation: 'submit', [flowField]: kind === 'native' ? SALES.path : SALES.id, runProfileName: 'default' },
+		});
+		jobIds = submitted.json.map((json) => json.jobId as string);
+	});
+	afterEach(async () => {
+		await fx.server.close();
+	});
+
+	const readAll = (operation: 'get' | 'waitForCompletion', url: string, concurrency?: number) =>
+		runActionNode({
+			credentials: credentialsFor(url),
+			items: jobIds.map((jobId) => ({ jobId })),
+			parameters: {
+				authentication: fx.authentication,
+				resource: 'job',
+				operation,
+				jobId: '={{ $json.jobId }}',
+				...(operation === 'waitForCompletion' ? { waitSettings: { pollInterval: 1 } } : {}),
+				...(concurrency ? { batching: { concurrency } } : {}),
+			},
+		});
+
+	test.each(['get', 'waitForCompletion'] as const)('%s at Concurrency 4 → 4 reads in flight, outputs and pairedItem in item order', async (operation) => {
+		const stopClock = advanceWhileWaiting(fx.clock, 1000);
+		const front = await startRecordingFront(fx.server.url, { latencyMs: 30 });
+		try {
+			const result = await readAll(operation, front.url, 4);
+			expect(result.error).toBeUndefined();
+			expect(front.maxInFlight()).toBe(4);
+			expect(result.json.map((json) => json.id)).toEqual(jobIds);
+			expect(result.items.map((item) => item.pairedItem)).toEqual(jobIds.map((_, n) => ({ item: n })));
+		} finally {
+			await front.close();
+			stopClock();
+		}
+	});
+
+	test('get by default → one read at a time', async () => {
+		const front = await startRecordingFront(fx.server.url, { latencyMs: 10 });
+		try {
+			const result = await readAll('get', front.url);
+			expect(result.error).toBeUndefined();
+			expect(front.maxInFlight()).toBe(1);
+			expect(result.json.map((json) => json.id)).toEqual(jobIds);
+		} finally {
+			await front.close();
+		}
 	});
 });
