@@ -3,7 +3,7 @@
  * overlap up to the limit, yet output order, pairedItem, per-item errors and "one job per item, never two" are as
  * with one at a time.
  */
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { runActionNode } from '../../testkit/engine';
 import type { RunNodeOptions } from '../../testkit/engine';
@@ -26,21 +26,17 @@ describe.each(INTERFACES)('Submit with Batching → Concurrency over the %s inte
 	const flowOf = (flow: { path: string; id: string }) => (kind === 'native' ? flow.path : flow.id);
 
 	/** Each item names its flow and profile and tags its job with its index, so a job can be traced to its item. */
+	const submitParameters = (extra: INodeParameters = {}): INodeParameters => ({
+		authentication: fx.authentication,
+		resource: 'job',
+		operation: 'submit',
+		[flowField]: '={{ $json.flow }}',
+		runProfileName: '={{ $json.profile }}',
+		parameters: { parameter: [{ name: 'item', type: 'integer', value: '={{ $json.n }}' }] },
+		...extra,
+	});
 	const submit = (items: IDataObject[], concurrency: number, extra: Partial<RunNodeOptions> = {}) =>
-		runActionNode({
-			credentials: fx.credentials,
-			items,
-			...extra,
-			parameters: {
-				authentication: fx.authentication,
-				resource: 'job',
-				operation: 'submit',
-				[flowField]: '={{ $json.flow }}',
-				runProfileName: '={{ $json.profile }}',
-				parameters: { parameter: [{ name: 'item', type: 'integer', value: '={{ $json.n }}' }] },
-				batching: { concurrency },
-			},
-		});
+		runActionNode({ credentials: fx.credentials, items, ...extra, parameters: submitParameters({ batching: { concurrency } }) });
 
 	const good = (n: number): IDataObject => ({ n, flow: flowOf(SALES), profile: 'default' });
 	/** Refused by the node before anything is sent. */
@@ -73,18 +69,7 @@ describe.each(INTERFACES)('Submit with Batching → Concurrency over the %s inte
 	test('the default sends one at a time, in item order', async () => {
 		const front = await startRecordingFront(fx.server.url, { latencyMs: 10 });
 		try {
-			const result = await runActionNode({
-				credentials: credentialsFor(front.url),
-				items: [good(0), good(1), good(2)],
-				parameters: {
-					authentication: fx.authentication,
-					resource: 'job',
-					operation: 'submit',
-					[flowField]: '={{ $json.flow }}',
-					runProfileName: 'default',
-					parameters: { parameter: [{ name: 'item', type: 'integer', value: '={{ $json.n }}' }] },
-				},
-			});
+			const result = await runActionNode({ credentials: credentialsFor(front.url), items: [good(0), good(1), good(2)], parameters: submitParameters() });
 			expect(result.error).toBeUndefined();
 			expect(front.maxInFlight()).toBe(1);
 			expect(storedItems()).toEqual([0, 1, 2]);
@@ -124,16 +109,7 @@ describe.each(INTERFACES)('Submit with Batching → Concurrency over the %s inte
 			const result = await runActionNode({
 				credentials: fx.credentials,
 				items,
-				parameters: {
-					authentication: fx.authentication,
-					resource: 'job',
-					operation: 'submit',
-					[flowField]: '={{ $json.flow }}',
-					runProfileName: 'default',
-					waitForCompletion: true,
-					waitSettings: { pollInterval: 1 },
-					batching: { concurrency: 3 },
-				},
+				parameters: submitParameters({ waitForCompletion: true, waitSettings: { pollInterval: 1 }, batching: { concurrency: 3 } }),
 			});
 			expect(result.error).toBeUndefined();
 			expect(result.json.map((json) => json.executionStatus)).toEqual(['COMPLETED', 'COMPLETED', 'COMPLETED']);
