@@ -1,6 +1,7 @@
 // Fault injection, for tests only and off by default: the next matching requests get a chosen failure
 // instead of (before) or in place of the answer to (after) the real route.
-import type { NativeResponse } from './nativeRoutes';
+import { JSON_TYPE } from './responses';
+import type { NativeResponse } from './responses';
 
 export type FaultKind =
 	// Wait `ms`, then answer normally.
@@ -105,8 +106,6 @@ export class FaultInjector {
 		return undefined;
 	}
 }
-
-const JSON_TYPE = 'application/json; charset=utf-8';
 
 // The answer a fault sends, or undefined for the kinds that do not answer (latency, drop).
 export function faultAnswer(fault: Fault, real: NativeResponse | undefined): NativeResponse | undefined {

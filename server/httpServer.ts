@@ -1,4 +1,4 @@
-// startReferenceServer: the HTTP layer (Node's http module) over the native routes and the relay adapter.
+// startReferenceServer: the server's state (catalog, store, data file, keys) behind Node's http module.
 import { randomBytes } from 'crypto';
 import { createServer } from 'http';
 import type { IncomingMessage, Server, ServerResponse } from 'http';
@@ -8,19 +8,20 @@ import { CatalogIndex, defaultCatalog, loadCatalogFile, validateCatalog } from '
 import type { Catalog } from './catalog';
 import { systemClock } from './clock';
 import type { Clock } from './clock';
-import { JobStore } from './jobStore';
-import { bodyText, message, nativeRouteOf } from './nativeRoutes';
-import type { NativeContext, NativeResponse, StatusFilterForm } from './nativeRoutes';
-import { FaultInjector, faultAnswer } from './faults';
+import { readDataFile, removeLeftoverTempFiles } from './dataFile';
+import { FaultInjector } from './faults';
 import type { Fault } from './faults';
-import { DataFileWriter, loadDataFile, removeLeftoverTempFiles } from './persistence';
-import { RELAY_HTTP_METHOD, RELAY_PATHS } from './relay';
+import { DEFAULT_COMPACT_SLACK_BYTES, JobJournal } from './journal';
+import { JobStore } from './jobStore';
+import type { HeldJob } from './jobTypes';
 import type { RelayKeys } from './relay';
-import { createRouter } from './routing';
-import type { Answer, NativeAuth, Router } from './routing';
+import { createRequestHandler } from './requestHandler';
+import type { NativeAuth, ServerStats } from './requestHandler';
+import { message } from './responses';
+import type { NativeContext, StatusFilterForm } from './routeTable';
 import { send } from './transport';
 
-export type { NativeAuth } from './routing';
+export type { NativeAuth, ServerStats } from './requestHandler';
 
 export interface ReferenceServerOptions {
 	host?: string;
@@ -38,7 +39,12 @@ export interface ReferenceServerOptions {
 	maxJobs?: number;
 	// Jobs waiting for a slot: past it a submission is refused with 503 and Retry-After.
 	maxQueued?: number;
+	// Bytes of stored job records (the data file's, counted with or without one): past it the oldest finished
+	// jobs are forgotten; a submission needing more while only waiting and running jobs are kept gets 503.
+	maxStoredBytes?: number;
 	dataFile?: string;
+	// The data file is rewritten once it holds more than twice its kept records plus this (default 64 MiB).
+	compactSlackBytes?: number;
 	maxBodyBytes?: number;
 	// A request whose headers have not all arrived after this long is dropped (default 20 s)...
 	headersTimeoutMs?: number;
@@ -46,11 +52,6 @@ export interface ReferenceServerOptions {
 	requestTimeoutMs?: number;
 	// Test only: faults queued from the start (see server.faults).
 	faults?: Fault[];
-}
-
-export interface ServerStats {
-	requests: number;
-	byRoute: Record<string, number>;
 }
 
 export interface ReferenceServer {
@@ -67,23 +68,18 @@ export interface ReferenceServer {
 	faults: FaultInjector;
 	// Number of data-file writes done (0 without --data).
 	dataFileWrites(): number;
+	// The data file's size, its kept records' bytes and its rewrites so far (undefined without --data).
+	dataFileStats(): { fileBytes: number; keptBytes: number; keptJobs: number; compactions: number } | undefined;
 	// Temp files of interrupted writes removed at start (0 without --data).
 	leftoversRemoved: number;
+	// Bytes of an unfinished last record (kill -9 mid-write) ignored and cut at start (0 without --data).
+	tornBytesIgnored: number;
 	close(): Promise<void>;
 }
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 export const DEFAULT_HEADERS_TIMEOUT_MS = 20_000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
-
-function pause(ms: number): Promise<void> {
-	return new Promise((resolve) => setTimeout(resolve, ms).unref());
-}
-
-function header(req: IncomingMessage, name: string): string {
-	const value = req.headers[name];
-	return (Array.isArray(value) ? value[0] : value) ?? '';
-}
 
 function timeoutOption(name: string, value: number | undefined, fallback: number): number {
 	const ms = value ?? fallback;
@@ -101,70 +97,39 @@ function resolveCatalog(input: Catalog | string | undefined): Catalog {
 	return validateCatalog(input);
 }
 
-// The server's state: catalog, store (restored from the data file), writer and keys.
-function buildState(options: ReferenceServerOptions) {
+// The store restored from the data file, and the journal that appends to it from now on.
+async function openDataFile(path: string, store: JobStore, compactSlackBytes: number) {
+	const leftoversRemoved = removeLeftoverTempFiles(path);
+	const loaded = readDataFile(path);
+	store.restore(loaded.jobs, loaded.bytes ? (job) => loaded.bytes?.get(job) as number : undefined);
+	// Jobs restore() forgot (retention) or started are appended with the first write; the file keeps the rest.
+	const kept: [HeldJob, number][] = loaded.jobs.map((job) => [job, loaded.bytes?.get(job) ?? 0]);
+	const keptBytes = kept.reduce((sum, [, bytes]) => sum + bytes, 0);
+	// A file in the older format, or one mostly dead records, is rewritten before the server listens.
+	const rewrite = loaded.format === 'snapshot' || loaded.goodBytes > 2 * keptBytes + compactSlackBytes;
+	const journal = await JobJournal.open({ path, changes: () => store.takeChanges(), loaded: kept, size: loaded.goodBytes, compactSlackBytes, rewrite });
+	return { journal, leftoversRemoved, tornBytes: loaded.tornBytes };
+}
+
+// The server's state: catalog, store (restored from the data file), journal and keys.
+async function buildState(options: ReferenceServerOptions) {
 	const clock = options.clock ?? systemClock;
 	const catalog = new CatalogIndex(resolveCatalog(options.catalog), options.strict ?? false);
-	const store = new JobStore({ clock, stepMs: options.stepMs, concurrency: options.concurrency, maxJobs: options.maxJobs, maxQueued: options.maxQueued });
-	let writer: DataFileWriter | undefined;
-	let leftoversRemoved = 0;
-	if (options.dataFile) {
-		leftoversRemoved = removeLeftoverTempFiles(options.dataFile);
-		store.restore(loadDataFile(options.dataFile));
-		writer = new DataFileWriter(options.dataFile, () => store.recordsText());
-	}
+	const store = new JobStore({
+		clock, stepMs: options.stepMs, concurrency: options.concurrency, maxJobs: options.maxJobs, maxQueued: options.maxQueued,
+		maxStoredBytes: options.maxStoredBytes, journal: options.dataFile !== undefined,
+	});
 	const keys: RelayKeys = { relayApiKey: options.relayApiKey ?? randomKey(), userApiKey: options.userApiKey ?? randomKey() };
 	if (!keys.relayApiKey || !keys.userApiKey) throw new Error('relayApiKey and userApiKey must not be empty');
+	const data = options.dataFile ? await openDataFile(options.dataFile, store, options.compactSlackBytes ?? DEFAULT_COMPACT_SLACK_BYTES) : undefined;
+	const journal = data?.journal;
 	const ctx: NativeContext = {
 		store,
 		catalog,
 		statusFilterForm: options.statusFilterForm ?? 'jsonString',
-		persist: writer ? () => (writer as DataFileWriter).save() : () => Promise.resolve(),
+		persist: journal ? () => journal.save() : () => Promise.resolve(),
 	};
-	return { clock, catalog, store, writer, keys, ctx, leftoversRemoved };
-}
-
-// Route name for the request counters.
-function routeName(method: string, path: string): string {
-	const relayCall = RELAY_PATHS[path];
-	if (relayCall) return `${RELAY_HTTP_METHOD[relayCall]} ${path}`;
-	const route = nativeRouteOf(path);
-	return route ? `${method} ${route.name}` : 'other';
-}
-
-// Fault handling around the router (test only: nothing happens unless a fault was injected). A fault before
-// the route replaces it; after, the route runs and the fault delays, replaces or drops its answer.
-function faultyHandler(router: Router, faults: FaultInjector, stats: ServerStats, stallMs: number) {
-	return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-		const method = (req.method ?? 'GET').toUpperCase();
-		const rawUrl = req.url ?? '/';
-		const q = rawUrl.indexOf('?');
-		const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
-		const name = routeName(method, path);
-		stats.requests++;
-		stats.byRoute[name] = (stats.byRoute[name] ?? 0) + 1;
-		const fault = faults.take(
-			RELAY_PATHS[path]
-				? { api: 'relay', method: header(req, 'method').trim().toUpperCase() || method, target: header(req, 'endpoint') }
-				: { api: 'native', method, target: rawUrl },
-		);
-		if (fault && !fault.after) {
-			if (fault.kind === 'drop') return void req.socket.destroy();
-			if (fault.kind !== 'latency') {
-				req.resume();
-				return send(res, faultAnswer(fault, undefined) as NativeResponse, undefined, stallMs);
-			}
-			await pause(fault.ms ?? 1000);
-		}
-		const result: Answer = await router.answer(req, method, path, new URLSearchParams(q === -1 ? '' : rawUrl.slice(q + 1)));
-		if (fault?.after) {
-			// After a drop the route ran (a submitted job exists) but the client never hears of it.
-			if (fault.kind === 'drop') return void req.socket.destroy();
-			if (fault.kind === 'latency') await pause(fault.ms ?? 1000);
-			else result.response = faultAnswer(fault, { ...result.response, body: bodyText(result.response), stream: undefined }) as NativeResponse;
-		}
-		await send(res, result.response, result.extra, stallMs);
-	};
+	return { clock, catalog, store, journal, keys, ctx, leftoversRemoved: data?.leftoversRemoved ?? 0, tornBytes: data?.tornBytes ?? 0 };
 }
 
 // The bodies of unexpected errors name no path or internal detail: the spec's 400 covers "server error".
@@ -205,7 +170,7 @@ async function listen(server: Server, port: number, host: string): Promise<numbe
 }
 
 // Closes every connection (keep-alive ones too), then writes the data file a last time.
-function closer(server: Server, writer: DataFileWriter | undefined): () => Promise<void> {
+function closer(server: Server, journal: JobJournal | undefined): () => Promise<void> {
 	const sockets = new Set<Socket>();
 	server.on('connection', (socket: Socket) => {
 		sockets.add(socket);
@@ -219,7 +184,7 @@ function closer(server: Server, writer: DataFileWriter | undefined): () => Promi
 			for (const s of sockets) s.destroy();
 			await closed;
 			// Final write: keeps start times of jobs that started since the last submission.
-			if (writer) await writer.flush();
+			if (journal) await journal.close();
 		})();
 		return closing;
 	};
@@ -227,15 +192,17 @@ function closer(server: Server, writer: DataFileWriter | undefined): () => Promi
 
 export async function startReferenceServer(options: ReferenceServerOptions = {}): Promise<ReferenceServer> {
 	const host = options.host ?? '127.0.0.1';
-	const state = buildState(options);
+	const state = await buildState(options);
 	const stats: ServerStats = { requests: 0, byRoute: {} };
 	const faults = new FaultInjector();
 	if (options.faults) faults.inject(options.faults);
 	// A request must arrive, and an answer be taken by its reader, within the request deadline.
 	const stallMs = timeoutOption('requestTimeoutMs', options.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS);
-	const router = createRouter(state.ctx, state.keys, options.nativeAuth, options.maxBodyBytes ?? MAX_BODY_BYTES);
-	const server = createHttpServer(options, faultyHandler(router, faults, stats, stallMs), stallMs);
-	const close = closer(server, state.writer);
+	const handler = createRequestHandler({
+		ctx: state.ctx, keys: state.keys, nativeAuth: options.nativeAuth, maxBodyBytes: options.maxBodyBytes ?? MAX_BODY_BYTES, faults, stats, stallMs,
+	});
+	const server = createHttpServer(options, handler, stallMs);
+	const close = closer(server, state.journal);
 	const port = await listen(server, options.port ?? 0, host);
 	const urlHost = host.includes(':') ? `[${host}]` : host;
 	return {
@@ -249,8 +216,10 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
 		catalog: state.catalog,
 		stats,
 		faults,
-		dataFileWrites: () => state.writer?.writes ?? 0,
+		dataFileWrites: () => state.journal?.writes ?? 0,
+		dataFileStats: () => (state.journal ? { ...state.journal.stats(), compactions: state.journal.compactions } : undefined),
 		leftoversRemoved: state.leftoversRemoved,
+		tornBytesIgnored: state.tornBytes,
 		close,
 	};
 }

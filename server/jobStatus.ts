@@ -1,11 +1,16 @@
 // The JobStatus of a job at a moment: pure, from the stored job and its start time.
 import { formatElapsed, formatRuntime, formatTimestamp } from './formats';
 import { buildJobLog } from './jobLog';
-import type { JobStatus, StoredJob } from './jobStore';
+import type { HeldJob, JobStatus } from './jobTypes';
 
-// A job as the store holds it: the log is built once, the first time the job is read finished.
-export interface HeldJob extends StoredJob {
-	log?: string;
+// A log is kept once built unless the job's parameters are large: the log's parameter table would hold each
+// of them a second time (a store full of jobs at the parameter limit would need twice its stored bytes).
+const KEPT_PARAMETER_CHARS = 4096;
+
+function parameterChars(job: HeldJob): number {
+	let chars = 0;
+	for (const p of job.parameters) chars += p.name.length + p.value.length;
+	return chars;
 }
 
 export function endOf(job: { startTime: number | null; steps: number; stepMs: number }): number | null {
@@ -13,7 +18,8 @@ export function endOf(job: { startTime: number | null; steps: number; stepMs: nu
 }
 
 function logOf(job: HeldJob, jobName: string): string {
-	job.log ??= buildJobLog({
+	if (job.log !== undefined) return job.log;
+	const log = buildJobLog({
 		jobId: job.id,
 		jobName,
 		flowId: job.flowId,
@@ -28,7 +34,8 @@ function logOf(job: HeldJob, jobName: string): string {
 		nodes: job.nodes,
 		reason: job.reason,
 	});
-	return job.log;
+	if (parameterChars(job) <= KEPT_PARAMETER_CHARS) job.log = log;
+	return log;
 }
 
 type Phase = Pick<

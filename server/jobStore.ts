@@ -4,70 +4,10 @@
 // the number of jobs kept or queued.
 import { randomUUID } from 'crypto';
 
-import type { Outcome, ResolvedFlow } from './catalog';
 import type { Clock } from './clock';
 import { Deque, MinHeap } from './indexes';
 import { endOf, statusOf } from './jobStatus';
-import type { HeldJob } from './jobStatus';
-
-export type ExecutionStatus = 'QUEUED' | 'RUNNING' | 'COMPLETED' | 'ERROR' | 'CANCELLED';
-export type ListFilter = 'active' | 'history';
-
-export interface JobParameter {
-	name: string;
-	type: 'string' | 'integer' | 'float';
-	value: string;
-}
-
-// Everything needed to rebuild a job: this is what the data file holds.
-export interface StoredJob {
-	id: string;
-	seq: number;
-	submittedAt: number;
-	flowFileName: string;
-	flowId: string;
-	flowName: string;
-	runProfileName: string;
-	notificationEnabled: boolean;
-	parameters: JobParameter[];
-	steps: number;
-	stepMs: number;
-	outcome: Outcome;
-	nodes?: string[];
-	reason?: string;
-	startTime: number | null;
-}
-
-// The 20 fields of the spec, in the spec's order.
-export interface JobStatus {
-	id: string;
-	jobType: 'RUNPROFILE';
-	flowName: string;
-	runProfileName: string;
-	jobName: string;
-	startTime: number | null;
-	endTime: number | null;
-	executionStatus: ExecutionStatus;
-	log: string | null;
-	executionPerformanceReport: null;
-	error: null;
-	currentStepId: string;
-	currentStepDescription: string;
-	currentStepStartTime: number | null;
-	currentStepStatus: 'RUNNING' | 'COMPLETED';
-	runProfile: string;
-	runtimeFormatted: string;
-	startTimeFormatted: string;
-	endTimeFormatted: string;
-	currentStepElapsedTime: string;
-}
-
-export interface SubmitInput {
-	flow: ResolvedFlow;
-	runProfileName: string;
-	notificationEnabled: boolean;
-	parameters: JobParameter[];
-}
+import type { HeldJob, JobStatus, ListFilter, StoredJob, SubmitInput } from './jobTypes';
 
 export interface JobStoreOptions {
 	clock: Clock;
@@ -75,21 +15,43 @@ export interface JobStoreOptions {
 	concurrency?: number;
 	maxJobs?: number;
 	maxQueued?: number;
+	// Bytes of the data-file records of all kept jobs (see recordBytes): past it the oldest finished jobs are
+	// forgotten, and a submission that would need more while only waiting and running jobs are kept is refused.
+	maxStoredBytes?: number;
+	// Keep the changes since the last takeChanges() (jobs started, jobs forgotten) for the data file's journal.
+	journal?: boolean;
 }
 
 export const LIST_CAP = 100;
 export const DEFAULT_MAX_JOBS = 10_000;
 export const DEFAULT_MAX_QUEUED = 10_000;
+export const DEFAULT_MAX_STORED_BYTES = 1024 * 1024 * 1024;
 
-// Refused because `maxQueued` jobs already wait.
+// Refused for now (503 with Retry-After): `maxQueued` jobs already wait, or waiting and running jobs fill the
+// stored bytes. Either clears as jobs finish.
 export class QueueFullError extends Error {}
+
+// What changed since the last takeChanges(): the data file's journal appends exactly this.
+export interface StoreChanges {
+	// Jobs staged since, each with its record's JSON text (made once, at stage, to count its bytes).
+	jobs: { job: HeldJob; text: string }[];
+	// Queued jobs that started since (their start time).
+	started: HeldJob[];
+	// Ids of jobs forgotten since (retention).
+	forgotten: string[];
+}
 
 const bySeq = (job: StoredJob) => job.seq;
 
-function copyOf(job: HeldJob): StoredJob {
+export function copyOf(job: HeldJob): StoredJob {
 	const copy: StoredJob & { log?: string } = { ...job, parameters: job.parameters.map((p) => ({ ...p })) };
 	delete copy.log;
 	return copy;
+}
+
+// Bytes a job's record takes in the data file: its JSON text in UTF-8 inside `{"job":…}` and a newline.
+export function recordBytes(text: string): number {
+	return Buffer.byteLength(text) + 9;
 }
 
 // Merges lists sorted by seq into one sorted list.
@@ -112,6 +74,7 @@ export class JobStore {
 	readonly concurrency: number;
 	readonly maxJobs: number;
 	readonly maxQueued: number;
+	readonly maxStoredBytes: number;
 	// Visible jobs only: a staged job is in none of these until commit().
 	private readonly byId = new Map<string, HeldJob>();
 	private readonly running = new MinHeap<HeldJob>((a, b) => {
@@ -125,8 +88,12 @@ export class JobStore {
 	// Submitted, waiting for their write: counted for slots and the queue limit, shown to no reader.
 	private readonly staged = new Map<string, HeldJob>();
 	private stagedStarted = 0;
-	// The data file's text of each job, rebuilt only when the job changes.
-	private readonly records = new WeakMap<HeldJob, string>();
+	// Record bytes of each kept or staged job; their sum, and the part held by finished jobs (which can be evicted).
+	private readonly bytes = new WeakMap<HeldJob, number>();
+	private storedBytes = 0;
+	private finishedBytes = 0;
+	private readonly journal: boolean;
+	private changes: StoreChanges = { jobs: [], started: [], forgotten: [] };
 	private nextSeq = 1;
 	private processedUntil = -Infinity;
 
@@ -136,7 +103,10 @@ export class JobStore {
 		this.concurrency = options.concurrency ?? 4;
 		this.maxJobs = options.maxJobs ?? DEFAULT_MAX_JOBS;
 		this.maxQueued = options.maxQueued ?? DEFAULT_MAX_QUEUED;
-		for (const [name, value] of Object.entries({ stepMs: this.stepMs, concurrency: this.concurrency, maxJobs: this.maxJobs, maxQueued: this.maxQueued })) {
+		this.maxStoredBytes = options.maxStoredBytes ?? DEFAULT_MAX_STORED_BYTES;
+		this.journal = options.journal ?? false;
+		const limits = { stepMs: this.stepMs, concurrency: this.concurrency, maxJobs: this.maxJobs, maxQueued: this.maxQueued, maxStoredBytes: this.maxStoredBytes };
+		for (const [name, value] of Object.entries(limits)) {
 			if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
 		}
 	}
@@ -146,6 +116,7 @@ export class JobStore {
 		for (let next = this.running.peek(); next !== undefined && (endOf(next) as number) <= now; next = this.running.peek()) {
 			this.running.pop();
 			this.finished.insertSorted(next, bySeq);
+			this.finishedBytes += this.bytes.get(next) ?? 0;
 			// A job committed after its own end frees its slot no earlier than what readers were already shown.
 			this.fillSlots(Math.max(endOf(next) as number, this.processedUntil));
 		}
@@ -158,7 +129,7 @@ export class JobStore {
 		while (this.running.size + this.stagedStarted < this.concurrency && this.queue.length > 0) {
 			const job = this.queue.shift() as HeldJob;
 			job.startTime = at;
-			this.records.delete(job);
+			if (this.journal) this.changes.started.push(job);
 			this.running.push(job);
 		}
 	}
@@ -181,8 +152,21 @@ export class JobStore {
 			steps: flow.steps, stepMs: flow.stepMs ?? this.stepMs, outcome: flow.outcome, nodes: flow.nodes, reason: flow.reason,
 			startTime: startsNow ? now : null,
 		};
+		const text = JSON.stringify(copyOf(job));
+		const size = recordBytes(text);
+		// Finished jobs make room when evicted; waiting and running ones cannot.
+		if (this.storedBytes - this.finishedBytes + size > this.maxStoredBytes) {
+			this.nextSeq--;
+			throw new QueueFullError(
+				`the store is full: waiting and running jobs take ${this.storedBytes - this.finishedBytes} bytes, this job ${size}, ` +
+					`at most ${this.maxStoredBytes} are stored (max stored bytes); try again later`,
+			);
+		}
+		this.bytes.set(job, size);
+		this.storedBytes += size;
 		this.staged.set(job.id, job);
 		if (startsNow) this.stagedStarted++;
+		if (this.journal) this.changes.jobs.push({ job, text });
 		return job;
 	}
 
@@ -200,7 +184,10 @@ export class JobStore {
 
 	// The write failed: the job never existed for any reader.
 	discard(id: string): void {
-		if (this.unstage(id)) this.advance();
+		const job = this.unstage(id);
+		if (!job) return;
+		this.storedBytes -= this.bytes.get(job) ?? 0;
+		this.advance();
 	}
 
 	private unstage(id: string): HeldJob | undefined {
@@ -217,12 +204,34 @@ export class JobStore {
 		return { job, started: this.commit(job.id) };
 	}
 
-	// Retention: beyond maxJobs, the oldest terminal jobs go first (queued and running jobs are kept).
+	// Retention: beyond maxJobs or maxStoredBytes, the oldest terminal jobs go first (queued and running jobs are kept).
 	private evict(): void {
-		while (this.byId.size > this.maxJobs && this.finished.length > 0) {
+		while ((this.byId.size > this.maxJobs || this.storedBytes > this.maxStoredBytes) && this.finished.length > 0) {
 			const job = this.finished.shift() as HeldJob;
 			this.byId.delete(job.id);
+			const size = this.bytes.get(job) ?? 0;
+			this.storedBytes -= size;
+			this.finishedBytes -= size;
+			if (this.journal) this.changes.forgotten.push(job.id);
 		}
+	}
+
+	// The changes since the last call, handed to the data file's journal (empty unless `journal`).
+	takeChanges(): StoreChanges {
+		this.advance();
+		const taken = this.changes;
+		this.changes = { jobs: [], started: [], forgotten: [] };
+		return taken;
+	}
+
+	// Bytes of the records of kept and staged jobs (the figure maxStoredBytes bounds).
+	bytesStored(): number {
+		return this.storedBytes;
+	}
+
+	// Ids of submitted jobs waiting for their write (shown to no reader yet).
+	stagedIds(): string[] {
+		return [...this.staged.keys()];
 	}
 
 	has(id: string): boolean {
@@ -242,21 +251,6 @@ export class JobStore {
 	all(): StoredJob[] {
 		this.advance();
 		return this.visibleInSeqOrder().map(copyOf);
-	}
-
-	// The data file's `jobs` array text: every visible and every staged job, in submission order.
-	recordsText(): string {
-		this.advance();
-		const staged = [...this.staged.values()].sort((a, b) => a.seq - b.seq);
-		const parts = mergeBySeq([this.visibleInSeqOrder(), staged]).map((job) => {
-			let text = this.records.get(job);
-			if (text === undefined) {
-				text = JSON.stringify(copyOf(job));
-				this.records.set(job, text);
-			}
-			return text;
-		});
-		return `[${parts.join(',')}]`;
 	}
 
 	status(id: string): JobStatus | undefined {
@@ -307,10 +301,14 @@ export class JobStore {
 
 	// Rebuilds the state from persisted jobs (submission order by seq). The store takes the objects over, as
 	// loadDataFile made them (copying 100,000 jobs would double the start-up's garbage).
-	restore(jobs: StoredJob[]): void {
+	// `sizeOf` gives each job's record bytes as the file held it (default: measured again).
+	restore(jobs: StoredJob[], sizeOf: (job: StoredJob) => number = (job) => recordBytes(JSON.stringify(job))): void {
 		let sorted = true;
 		for (let i = 1; i < jobs.length && sorted; i++) sorted = jobs[i - 1].seq < jobs[i].seq;
 		for (const job of sorted ? jobs : [...jobs].sort((a, b) => a.seq - b.seq)) {
+			const size = sizeOf(job);
+			this.bytes.set(job, size);
+			this.storedBytes += size;
 			this.byId.set(job.id, job);
 			if (job.startTime === null) this.queue.push(job);
 			else this.running.push(job);

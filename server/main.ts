@@ -5,7 +5,8 @@ import type { ReferenceServer, ReferenceServerOptions } from './httpServer';
 export const USAGE =
 	'usage: main.js [--host 127.0.0.1] [--port 8080|0] [--catalog FILE] [--relay-api-key K] [--user-api-key U]\n' +
 	'               [--step-ms N] [--strict] [--data FILE] [--concurrency N] [--native-token T]\n' +
-	'               [--headers-timeout-ms N] [--request-timeout-ms N] [--max-jobs N] [--max-queued N]';
+	'               [--headers-timeout-ms N] [--request-timeout-ms N] [--max-jobs N] [--max-queued N]\n' +
+	'               [--max-stored-bytes N]';
 
 export class CliUsageError extends Error {}
 
@@ -47,6 +48,7 @@ const FLAGS: Record<string, (options: ReferenceServerOptions, value: string, fla
 	'--request-timeout-ms': (o, v, f) => (o.requestTimeoutMs = positiveInt(f, v, 1)),
 	'--max-jobs': (o, v, f) => (o.maxJobs = positiveInt(f, v, 1)),
 	'--max-queued': (o, v, f) => (o.maxQueued = positiveInt(f, v, 1)),
+	'--max-stored-bytes': (o, v, f) => (o.maxStoredBytes = positiveInt(f, v, 1)),
 };
 
 // Hand-written parser: `--flag value` or `--flag=value`; unknown flags and missing values are usage errors.
@@ -108,7 +110,8 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<Cli
 	if (options.nativeAuth) io.stderr('native API requires: Authorization: Bearer <--native-token>');
 	if (options.dataFile) {
 		const leftovers = server.leftoversRemoved > 0 ? `; ${server.leftoversRemoved} temp files of an interrupted write removed` : '';
-		io.stderr(`jobs persisted in ${options.dataFile} (${server.store.count()} loaded${leftovers})`);
+		const torn = server.tornBytesIgnored > 0 ? `; an unfinished last record (${server.tornBytesIgnored} bytes) ignored` : '';
+		io.stderr(`jobs persisted in ${options.dataFile} (${server.store.count()} loaded${leftovers}${torn})`);
 	}
 	return { server };
 }

@@ -1,10 +1,12 @@
-// The relay interface: checks the two keys, unpacks the native call from the `endpoint` and `method`
-// headers, and dispatches it onto the same native routes. It translates; it never re-implements.
+// The relay interface: its two routes, its keys, and the unpacking of the native call from the `endpoint` and
+// `method` headers onto the same native routes. It translates; it never re-implements.
 import { createHash, timingSafeEqual } from 'crypto';
 import type { IncomingHttpHeaders } from 'http';
 
-import { handleNative, message } from './nativeRoutes';
-import type { NativeContext, NativeResponse } from './nativeRoutes';
+import { handleNative } from './nativeRoutes';
+import { message } from './responses';
+import type { NativeResponse } from './responses';
+import type { NativeContext, Route, RouteCall } from './routeTable';
 
 export type RelayCall = 'status' | 'execute';
 
@@ -13,8 +15,7 @@ export interface RelayKeys {
 	userApiKey: string;
 }
 
-export const RELAY_PATHS: Record<string, RelayCall> = { '/call/status': 'status', '/call/execute': 'execute' };
-export const RELAY_HTTP_METHOD: Record<RelayCall, string> = { status: 'GET', execute: 'POST' };
+const RELAY_HTTP_METHOD: Record<RelayCall, string> = { status: 'GET', execute: 'POST' };
 export const RELAY_401 = 'invalid or missing apiKey / user-api-key';
 
 // Constant-time comparison; hashing first makes the lengths equal and hides the key's length.
@@ -64,37 +65,28 @@ export function parseEndpoint(call: RelayCall, endpoint: string): { path: string
 	return { path, query };
 }
 
-export interface RelayRequest {
-	call: RelayCall;
-	headers: IncomingHttpHeaders;
-	// Reads the request body; undefined when it is over the size limit.
-	readBody: () => Promise<string | undefined>;
-}
-
-export const TOO_LARGE = message(413, 'request body is larger than 1 MiB');
-
-export async function handleRelay(ctx: NativeContext, keys: RelayKeys, req: RelayRequest): Promise<NativeResponse> {
-	if (!relayKeysOk(keys, req.headers)) return message(401, RELAY_401);
+// Translates a relay call (keys already checked) into its native call.
+async function relayCall(call: RelayCall, ctx: NativeContext, req: RouteCall): Promise<NativeResponse> {
 	const endpoint = header(req.headers, 'endpoint');
 	const method = header(req.headers, 'method');
 	if (endpoint === undefined || endpoint === '') return message(400, 'endpoint header is required');
 	if (method === undefined || method === '') return message(400, 'method header is required');
-	const expected = RELAY_HTTP_METHOD[req.call];
+	const expected = RELAY_HTTP_METHOD[call];
 	if (method.trim().toUpperCase() !== expected) {
-		return message(400, `method header must be ${expected} on /call/${req.call}`);
+		return message(400, `method header must be ${expected} on /call/${call}`);
 	}
-	const target = parseEndpoint(req.call, endpoint);
+	const target = parseEndpoint(call, endpoint);
 	if (typeof target === 'string') return message(400, target);
-	let body: string | undefined;
-	if (req.call === 'execute') {
-		body = await req.readBody();
-		if (body === undefined) return TOO_LARGE;
-	}
 	return handleNative(ctx, {
 		method: expected,
 		path: target.path,
 		query: target.query,
-		body,
-		flowRef: req.call === 'execute' ? 'flowId' : 'flowFileName',
+		body: call === 'execute' ? req.body : undefined,
+		flowRef: call === 'execute' ? 'flowId' : 'flowFileName',
 	});
 }
+
+export const RELAY_ROUTES: readonly Route[] = [
+	{ name: '/call/status', api: 'relay', pattern: /^\/call\/status$/, methods: { GET: { handler: (ctx, req) => relayCall('status', ctx, req) } } },
+	{ name: '/call/execute', api: 'relay', pattern: /^\/call\/execute$/, methods: { POST: { handler: (ctx, req) => relayCall('execute', ctx, req), readsBody: true } } },
+];

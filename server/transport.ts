@@ -2,7 +2,7 @@
 // piece with backpressure, so neither a large request nor a slow reader makes the server hold unbounded memory.
 import type { IncomingMessage, ServerResponse } from 'http';
 
-import type { NativeResponse } from './nativeRoutes';
+import type { NativeResponse } from './responses';
 
 // Work done between two yields to the event loop while a streamed answer is built.
 const SLICE_MS = 2;

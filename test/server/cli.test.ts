@@ -1,11 +1,11 @@
 import { spawn } from 'child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'fs';
+import { existsSync, mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join, resolve } from 'path';
 
 import axios from 'axios';
 
-import { parseArgs, runCli } from '../../server';
+import { loadDataFile, parseArgs, runCli } from '../../server';
 
 function captureIo() {
 	const out: string[] = [];
@@ -127,7 +127,7 @@ describeCompiled('compiled CLI (dist/server/main.js)', () => {
 		});
 		expect(code).toBe(0);
 		expect(stdout.trim().split('\n')).toEqual([url]);
-		expect(JSON.parse(readFileSync(dataFile, 'utf8')).jobs[0].id).toBe(r.data.jobId);
+		expect(loadDataFile(dataFile)[0].id).toBe(r.data.jobId);
 	});
 
 	it('exits 2 on a bad flag', async () => {

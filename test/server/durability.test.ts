@@ -2,13 +2,14 @@
 // leaves no trace any reader could have seen. Proven in-process with an injected write failure, and as a real
 // process on a full tmpfs (when this machine lets the test mount one).
 import { spawnSync } from 'child_process';
-import { existsSync, mkdirSync, mkdtempSync, promises as fsp, readdirSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'fs';
 import { Agent } from 'http';
 import { tmpdir } from 'os';
 import { join } from 'path';
 
 import axios from 'axios';
 
+import { journalFs, loadDataFile } from '../../server';
 import { jobBody, startHarness } from './helpers';
 import type { Harness } from './helpers';
 import { compiledMainExists, startCli } from './process';
@@ -23,15 +24,17 @@ describe('a job is visible only once saved (injected write failure)', () => {
 	beforeEach(async () => {
 		dir = mkdtempSync(join(tmpdir(), 'jes-durable-'));
 		h = await startHarness({ dataFile: join(dir, 'jobs.json') });
-		const realOpen = fsp.open.bind(fsp);
+		const realWrite = journalFs.write;
 		let started: () => void;
 		writeStarted = new Promise((r) => (started = r));
-		// The next write waits for the test, then fails as a full disk does (the message names the path) or goes on.
-		jest.spyOn(fsp, 'open').mockImplementationOnce(async (path, flags) => {
+		// The next append writes part of its record, waits for the test, then fails as a full disk does (the
+		// message names the path) or goes on.
+		jest.spyOn(journalFs, 'write').mockImplementationOnce(async (fd, buf, at) => {
+			await realWrite(fd, buf.subarray(0, 10), at);
 			started();
 			const fail = await new Promise<boolean>((r) => (release = r));
-			if (!fail) return realOpen(path, flags);
-			throw Object.assign(new Error(`ENOSPC: no space left on device, open '${String(path)}'`), { code: 'ENOSPC' });
+			if (!fail) return realWrite(fd, buf, at);
+			throw Object.assign(new Error(`ENOSPC: no space left on device, write '${join(dir, 'jobs.json')}'`), { code: 'ENOSPC' });
 		});
 	});
 	afterEach(async () => {
@@ -52,18 +55,21 @@ describe('a job is visible only once saved (injected write failure)', () => {
 		await writeStarted;
 		const staged = h.server.store.all();
 		expect(staged).toEqual([]);
-		const stagedId = JSON.parse(h.server.store.recordsText())[0].id as string;
+		const [stagedId] = h.server.store.stagedIds();
 		expect(await everyView(stagedId)).toEqual({ all: [], active: [], relay: [], status: 400 });
+		const sizeBefore = statSync(join(dir, 'jobs.json')).size;
 		release(true);
 		const r = await answer;
 		expect(r.status).toBe(400);
 		expect(r.data).toEqual({ message: 'could not save the job (ENOSPC); it was not accepted' });
 		expect(JSON.stringify(r.data)).not.toContain(dir);
 		expect(await everyView(stagedId)).toEqual({ all: [], active: [], relay: [], status: 400 });
+		// The part of its record already written was cut off: the file is as before the submission.
+		expect(statSync(join(dir, 'jobs.json')).size).toBe(sizeBefore - 10);
 		// The next submission is saved and shown; the file never held the refused one.
 		const next = await h.http.post('/api/v1/jobs', jobBody());
 		expect(next.status).toBe(200);
-		expect(JSON.parse(readFileSync(join(dir, 'jobs.json'), 'utf8')).jobs.map((j: { id: string }) => j.id)).toEqual([next.data.jobId]);
+		expect(loadDataFile(join(dir, 'jobs.json')).map((j) => j.id)).toEqual([next.data.jobId]);
 		expect(readdirSync(dir)).toEqual(['jobs.json']);
 	});
 
@@ -71,7 +77,7 @@ describe('a job is visible only once saved (injected write failure)', () => {
 		const submittedAt = h.clock.now();
 		const answer = h.http.post('/api/v1/jobs', jobBody());
 		await writeStarted;
-		const stagedId = JSON.parse(h.server.store.recordsText())[0].id as string;
+		const [stagedId] = h.server.store.stagedIds();
 		h.clock.advance(500);
 		expect(await everyView(stagedId)).toEqual({ all: [], active: [], relay: [], status: 400 });
 		release(false);
@@ -80,7 +86,7 @@ describe('a job is visible only once saved (injected write failure)', () => {
 		expect(r.data.jobId).toBe(stagedId);
 		const status = (await h.http.get(`/api/v1/jobs/${stagedId}`)).data;
 		expect([status.executionStatus, status.startTime]).toEqual(['RUNNING', submittedAt]);
-		expect(JSON.parse(readFileSync(join(dir, 'jobs.json'), 'utf8')).jobs[0].startTime).toBe(submittedAt);
+		expect(loadDataFile(join(dir, 'jobs.json'))[0].startTime).toBe(submittedAt);
 	});
 });
 
@@ -94,7 +100,7 @@ describe('leftovers of an interrupted write', () => {
 			const h = await startHarness({ dataFile: join(dir, 'jobs.json') });
 			try {
 				expect(h.server.leftoversRemoved).toBe(2);
-				expect(readdirSync(dir).sort()).toEqual(['.other.json.4242.0a1b2c3d.tmp']);
+				expect(readdirSync(dir).sort()).toEqual(['.other.json.4242.0a1b2c3d.tmp', 'jobs.json']);
 			} finally {
 				await h.server.close();
 			}
@@ -150,7 +156,7 @@ describe('disk full, real process', () => {
 			expect([...seen].filter((id) => !accepted.includes(id))).toEqual([]);
 			await server.kill();
 			server = await startCli(['--data', dataFile, '--step-ms', '50', '--concurrency', '4']);
-			const onDisk = new Set(JSON.parse(readFileSync(dataFile, 'utf8')).jobs.map((j: { id: string }) => j.id));
+			const onDisk = new Set(loadDataFile(dataFile).map((j: { id: string }) => j.id));
 			expect([...seen].filter((id) => !onDisk.has(id))).toEqual([]);
 			expect(accepted.filter((id) => !onDisk.has(id))).toEqual([]);
 			process.stdout.write(`disk full (tmpfs 160 KiB): ${accepted.length} accepted, ${refused.length} refused with ENOSPC, ${seen.size} ids seen by readers, all on disk after kill -9\n`);

@@ -2,7 +2,7 @@
 // and restarts on its --data file (a clean stop, and a crash with SIGKILL). After each, it keeps answering.
 import { spawn } from 'child_process';
 import type { ChildProcess } from 'child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'fs';
+import { existsSync, mkdtempSync, rmSync } from 'fs';
 import { Agent } from 'http';
 import { connect } from 'net';
 import { tmpdir } from 'os';
@@ -10,7 +10,7 @@ import { join, resolve } from 'path';
 
 import axios from 'axios';
 
-import { ManualClock, startReferenceServer } from '../../server';
+import { loadDataFile, ManualClock, startReferenceServer } from '../../server';
 import type { ReferenceServer } from '../../server';
 import { BROKEN, jobBody, SALES_ID, startHarness, TEST_CATALOG } from './helpers';
 import type { Harness } from './helpers';
@@ -118,7 +118,7 @@ describe('200 concurrent clients', () => {
 		expect(ids.size).toBe(100);
 		expect(server.store.count()).toBe(101);
 		// Every acknowledged job is on disk (the answer waited for its write; concurrent ones shared writes).
-		const onDisk = new Set(JSON.parse(readFileSync(join(dir, 'jobs.json'), 'utf8')).jobs.map((job: { id: string }) => job.id));
+		const onDisk = new Set(loadDataFile(join(dir, 'jobs.json')).map((job: { id: string }) => job.id));
 		expect([...ids].every((id) => onDisk.has(id))).toBe(true);
 		figures.push(`200 concurrent clients (one connection each, half of them submitting): 200/200 answered in ${elapsed} ms, 100 jobs, ${server.dataFileWrites()} data-file writes`);
 	});
@@ -322,7 +322,7 @@ describe('restart on the --data file', () => {
 			await Promise.all(submissions);
 			const url2 = await startCli();
 			const all = (await axios.get(`${url2}/api/v1/jobs`)).data as Array<{ id: string }>;
-			const restored = JSON.parse(readFileSync(dataFile, 'utf8')).jobs.map((job: { id: string }) => job.id) as string[];
+			const restored = loadDataFile(dataFile).map((job: { id: string }) => job.id) as string[];
 			const lost = acknowledged.filter((id) => !restored.includes(id));
 			expect(lost).toEqual([]);
 			// They all run to the end after the restart (real clock, 3 steps of 40 ms, 8 at a time).

@@ -1,10 +1,10 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 
 import axios from 'axios';
 
-import { ManualClock, defaultCatalog, loadCatalogFile, startReferenceServer, validateCatalog } from '../../server';
+import { ManualClock, defaultCatalog, loadCatalogFile, loadDataFile, startReferenceServer, validateCatalog } from '../../server';
 import { SALES, TEST_CATALOG, jobBody, startHarness, submit } from './helpers';
 
 describe('strict mode', () => {
@@ -95,8 +95,7 @@ describe('--data persistence', () => {
 		expect(b.status).toBe(202);
 		const bId = b.data.jobId;
 		// The submit answered after the write: the file already holds both jobs.
-		const onDisk = JSON.parse(readFileSync(dataFile, 'utf8'));
-		expect(onDisk.jobs.map((j: { id: string }) => j.id)).toEqual([a.jobId, bId]);
+		expect(loadDataFile(dataFile).map((j) => j.id)).toEqual([a.jobId, bId]);
 		expect(readdirSync(dir)).toEqual(['jobs.json']);
 		clock.advance(1500);
 		const before = (await c1.get(`/api/v1/jobs/${a.jobId}`)).data;
@@ -130,7 +129,7 @@ describe('--data persistence', () => {
 			const answers = await Promise.all(Array.from({ length: 50 }, () => axios.post(`${server.url}/api/v1/jobs`, jobBody())));
 			expect(new Set(answers.map((x) => x.data.jobId)).size).toBe(50);
 			expect(server.dataFileWrites()).toBeLessThan(50);
-			expect(JSON.parse(readFileSync(dataFile, 'utf8')).jobs).toHaveLength(50);
+			expect(loadDataFile(dataFile)).toHaveLength(50);
 		} finally {
 			await server.close();
 		}

@@ -1,7 +1,7 @@
 // Slow proofs of the reference server, as real processes: kill -9 during bursts of submissions while readers
 // poll (every id a reader ever saw is on disk after the restart), and small requests while large lists are
 // built and slow readers hold their answers (p99 printed, server memory bounded).
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'fs';
 import { Agent } from 'http';
 import { connect } from 'net';
 import type { Socket } from 'net';
@@ -10,7 +10,7 @@ import { join } from 'path';
 
 import axios from 'axios';
 
-import { FIELD_LIMITS, mulberry32 } from '../../server';
+import { FIELD_LIMITS, loadDataFile, mulberry32 } from '../../server';
 import { jobBody } from '../server/helpers';
 import { compiledMainExists, startCli } from '../server/process';
 import type { CliProcess } from '../server/process';
@@ -80,7 +80,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 		}
 		const last = await start(args);
 		leftovers += Number(/(\d+) temp files of an interrupted write removed/.exec(last.stderr())?.[1] ?? 0);
-		const onDisk = new Set(JSON.parse(readFileSync(dataFile, 'utf8')).jobs.map((j: { id: string }) => j.id));
+		const onDisk = new Set(loadDataFile(dataFile).map((j: { id: string }) => j.id));
 		expect(seen.size).toBeGreaterThan(0);
 		expect([...seen].filter((id) => !onDisk.has(id))).toEqual([]);
 		expect([...acknowledged].filter((id) => !onDisk.has(id))).toEqual([]);
