@@ -159,7 +159,7 @@ export class JobStore {
 			this.nextSeq--;
 			throw new QueueFullError(
 				`the store is full: waiting and running jobs take ${this.storedBytes - this.finishedBytes} bytes, this job ${size}, ` +
-					`at most ${this.maxStoredBytes} are stored (max stored bytes); try again later`,
+					`at most ${this.maxStoredBytes} are stored (--max-stored-bytes); try again later`,
 			);
 		}
 		this.bytes.set(job, size);
