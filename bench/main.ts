@@ -18,6 +18,7 @@ const FIGURES: Record<string, () => Promise<Figure[]>> = {
 	'5': async () => (await import('./figures/logParser')).measureLogParser(),
 	'6': async () => (await import('./figures/referenceServer')).measureReferenceServer(),
 	'8': async () => (await import('./figures/queuedSubmissions')).measureQueuedSubmissions(),
+	'9': async () => (await import('./figures/serverStorage')).measureServerStorage(),
 	A: async () => (await import('./figures/vsHttpRequest')).measureVsHttpRequest(),
 	B: async () => (await import('./figures/vsWaitLoop')).measureVsWaitLoop(),
 	C: async () => (await import('./figures/vsPollingWorkflow')).measureVsPollingWorkflow(),
@@ -25,6 +26,8 @@ const FIGURES: Record<string, () => Promise<Figure[]>> = {
 
 /** Figures comparing the package with what users would build from n8n's own nodes: their own block, first. */
 const ALTERNATIVES = ['A', 'B', 'C'];
+/** The reference server's storage at scale: its own block, written whenever figure 9 runs (`npm run bench -- 9`). */
+const STORAGE = ['9'];
 
 async function main(): Promise<void> {
 	const { describeMachine, loadAverage } = await import('./lib/machine');
@@ -38,11 +41,12 @@ async function main(): Promise<void> {
 	const loadAtStart = loadAverage();
 	const figures: Figure[] = [];
 	const alternatives: Figure[] = [];
+	const storage: Figure[] = [];
 	for (const [id, measure] of Object.entries(FIGURES)) {
 		if (selected.length > 0 && !selected.includes(id)) continue;
 		const figureStart = Date.now();
 		process.stderr.write(`figure ${id}… `);
-		(ALTERNATIVES.includes(id) ? alternatives : figures).push(...(await measure()));
+		(ALTERNATIVES.includes(id) ? alternatives : STORAGE.includes(id) ? storage : figures).push(...(await measure()));
 		process.stderr.write(`${((Date.now() - figureStart) / 1000).toFixed(1)} s\n`);
 	}
 	const seconds = (Date.now() - started) / 1000;
@@ -50,13 +54,17 @@ async function main(): Promise<void> {
 		`Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC in ${seconds.toFixed(0)} s; load average (1/5/15 min) ${loadAtStart} at the start, ${loadAverage()} at the end.`,
 		...describeMachine(),
 	];
-	process.stdout.write(`\n${header.join('\n')}\n\n${consoleTable([...alternatives, ...figures])}\n`);
+	process.stdout.write(`\n${header.join('\n')}\n\n${consoleTable([...alternatives, ...figures, ...storage])}\n`);
 	const ran = (ids: string[]) => ids.every((id) => selected.length === 0 || selected.includes(id));
 	const allOwn = selected.length === 0;
-	if (allOwn || ran(ALTERNATIVES)) {
+	const blocks = ran(ALTERNATIVES) ? [{ start: ALTERNATIVES_START_MARKER, end: ALTERNATIVES_END_MARKER, results: markdownResults(alternatives, header) }] : [];
+	if (storage.length > 0) {
+		const { STORAGE_END_MARKER, STORAGE_START_MARKER } = await import('./figures/serverStorage');
+		blocks.push({ start: STORAGE_START_MARKER, end: STORAGE_END_MARKER, results: markdownResults(storage, header) });
+	}
+	if (allOwn || blocks.length > 0) {
 		const file = join(__dirname, '..', '..', 'BENCHMARKS.md');
-		const alternativesBlock = { start: ALTERNATIVES_START_MARKER, end: ALTERNATIVES_END_MARKER, results: markdownResults(alternatives, header) };
-		writeBenchmarksFile(file, allOwn ? markdownResults(figures, header) : undefined, ran(ALTERNATIVES) ? [alternativesBlock] : []);
+		writeBenchmarksFile(file, allOwn ? markdownResults(figures, header) : undefined, blocks);
 		process.stdout.write(`\nwritten to ${file}\n`);
 	}
 }

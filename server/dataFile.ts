@@ -131,26 +131,28 @@ function applyRecord(jobs: Map<string, { job: StoredJob; bytes: number }>, text:
 
 const CHUNK_BYTES = 8 * 1024 * 1024;
 
-// Calls `onLine` for each newline-terminated line, reading the file by chunks (never the whole file at once);
-// returns the offset after the last newline.
+// Calls `onLine` for each newline-terminated line, reading the file by chunks into one buffer (never the whole
+// file at once; a line longer than the buffer grows it); returns the offset after the last newline.
 function eachLine(path: string, onLine: (buf: Buffer, start: number, end: number, line: number) => void): { goodBytes: number; size: number } {
 	const fd = openSync(path, 'r');
 	try {
-		let carry = Buffer.alloc(0);
+		let buf = Buffer.allocUnsafe(CHUNK_BYTES);
+		let filled = 0;
 		let offset = 0;
 		let line = 0;
 		for (;;) {
-			const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
-			const n = readSync(fd, chunk, 0, CHUNK_BYTES, null);
-			if (n === 0) return { goodBytes: offset, size: offset + carry.length };
-			const buf = carry.length > 0 ? Buffer.concat([carry, chunk.subarray(0, n)]) : chunk.subarray(0, n);
+			if (filled === buf.length) buf = Buffer.concat([buf, Buffer.allocUnsafe(buf.length)]);
+			const n = readSync(fd, buf, filled, buf.length - filled, null);
+			if (n === 0) return { goodBytes: offset, size: offset + filled };
+			filled += n;
 			let start = 0;
-			for (let nl = buf.indexOf(10, start); nl !== -1; nl = buf.indexOf(10, start)) {
+			for (let nl = buf.indexOf(10, start); nl !== -1 && nl < filled; nl = buf.indexOf(10, start)) {
 				onLine(buf, start, nl, ++line);
 				start = nl + 1;
 			}
 			offset += start;
-			carry = Buffer.from(buf.subarray(start));
+			buf.copy(buf, 0, start, filled);
+			filled -= start;
 		}
 	} finally {
 		closeSync(fd);

@@ -9,7 +9,7 @@ import { Agent, request } from 'http';
 import { tmpdir } from 'os';
 import { join } from 'path';
 
-import { CatalogIndex, JobStore, ManualClock } from '../../server';
+import { CatalogIndex, JobStore, JOURNAL_HEADER, ManualClock } from '../../server';
 import type { Catalog } from '../../server';
 import type { Figure } from '../lib/figure';
 import { verdict } from '../lib/figure';
@@ -143,7 +143,7 @@ function writeDataFile(file: string, jobs: number): void {
 			startTime: finished || seq === jobs / 2 + 1 ? now - 1000 : null,
 		}));
 	}
-	writeFileSync(file, `{"version":1,"jobs":[${records.join(',')}]}`);
+	writeFileSync(file, `${JOURNAL_HEADER}\n${records.map((record) => `{"job":${record}}\n`).join('')}`);
 }
 
 async function startupLoad(directory: string) {
