@@ -3,9 +3,46 @@ import { formatElapsed, formatRuntime, formatTimestamp } from './formats';
 import { buildJobLog } from './jobLog';
 import type { HeldJob, JobStatus } from './jobTypes';
 
-// A log is kept once built unless the job's parameters are large: the log's parameter table would hold each
-// of them a second time (a store full of jobs at the parameter limit would need twice its stored bytes).
+// A log is kept on its job once built unless the job's parameters are large: the log's parameter table would
+// hold each of them a second time (a store full of jobs at the parameter limit would need twice its stored
+// bytes). Those logs go to a cache of the most recently read, bounded in characters.
 const KEPT_PARAMETER_CHARS = 4096;
+export const LOG_CACHE_CHARS = 32 * 1024 * 1024;
+
+export class LogCache {
+	private readonly logs = new Map<HeldJob, string>();
+	private chars = 0;
+
+	constructor(private readonly maxChars: number = LOG_CACHE_CHARS) {}
+
+	get(job: HeldJob): string | undefined {
+		const log = this.logs.get(job);
+		if (log !== undefined) {
+			// Most recently read last: Map keeps insertion order.
+			this.logs.delete(job);
+			this.logs.set(job, log);
+		}
+		return log;
+	}
+
+	delete(job: HeldJob): void {
+		const log = this.logs.get(job);
+		if (log === undefined) return;
+		this.logs.delete(job);
+		this.chars -= log.length;
+	}
+
+	set(job: HeldJob, log: string): void {
+		if (log.length > this.maxChars) return;
+		this.logs.set(job, log);
+		this.chars += log.length;
+		for (const [oldest, text] of this.logs) {
+			if (this.chars <= this.maxChars) break;
+			this.logs.delete(oldest);
+			this.chars -= text.length;
+		}
+	}
+}
 
 function parameterChars(job: HeldJob): number {
 	let chars = 0;
@@ -17,8 +54,9 @@ export function endOf(job: { startTime: number | null; steps: number; stepMs: nu
 	return job.startTime === null ? null : job.startTime + job.steps * job.stepMs;
 }
 
-function logOf(job: HeldJob, jobName: string): string {
-	if (job.log !== undefined) return job.log;
+function logOf(job: HeldJob, jobName: string, cache: LogCache | undefined): string {
+	const known = job.log ?? cache?.get(job);
+	if (known !== undefined) return known;
 	const log = buildJobLog({
 		jobId: job.id,
 		jobName,
@@ -35,6 +73,7 @@ function logOf(job: HeldJob, jobName: string): string {
 		reason: job.reason,
 	});
 	if (parameterChars(job) <= KEPT_PARAMETER_CHARS) job.log = log;
+	else cache?.set(job, log);
 	return log;
 }
 
@@ -46,7 +85,7 @@ type Phase = Pick<
 
 // The fields that depend on where the job is in its life: QUEUED (no times; the step fields describe the first
 // step to come), RUNNING (step n of m), or its outcome.
-function phaseOf(job: HeldJob, jobName: string, now: number): Phase {
+function phaseOf(job: HeldJob, jobName: string, now: number, cache: LogCache | undefined): Phase {
 	const m = job.steps;
 	const start = job.startTime;
 	if (start === null) {
@@ -69,7 +108,7 @@ function phaseOf(job: HeldJob, jobName: string, now: number): Phase {
 		};
 	}
 	return {
-		startTime: start, endTime: end, executionStatus: job.outcome, log: logOf(job, jobName),
+		startTime: start, endTime: end, executionStatus: job.outcome, log: logOf(job, jobName, cache),
 		currentStepId: `Step ${m}`, currentStepDescription: `Step ${m} (${m})`, currentStepStartTime: start + (m - 1) * job.stepMs,
 		currentStepStatus: 'COMPLETED', runtimeFormatted: formatRuntime(end - start), startTimeFormatted: formatTimestamp(start),
 		endTimeFormatted: formatTimestamp(end), currentStepElapsedTime: 'N/A',
@@ -77,9 +116,9 @@ function phaseOf(job: HeldJob, jobName: string, now: number): Phase {
 }
 
 // The 20 fields of the spec, in the spec's order, built once.
-export function statusOf(job: HeldJob, now: number): JobStatus {
+export function statusOf(job: HeldJob, now: number, cache?: LogCache): JobStatus {
 	const jobName = `${job.flowName}_${job.runProfileName}`;
-	const p = phaseOf(job, jobName, now);
+	const p = phaseOf(job, jobName, now, cache);
 	return {
 		id: job.id,
 		jobType: 'RUNPROFILE',

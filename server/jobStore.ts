@@ -6,7 +6,7 @@ import { randomUUID } from 'crypto';
 
 import type { Clock } from './clock';
 import { Deque, MinHeap } from './indexes';
-import { endOf, statusOf } from './jobStatus';
+import { endOf, LogCache, statusOf } from './jobStatus';
 import type { HeldJob, JobStatus, ListFilter, StoredJob, SubmitInput } from './jobTypes';
 
 export interface JobStoreOptions {
@@ -94,6 +94,8 @@ export class JobStore {
 	private finishedBytes = 0;
 	private readonly journal: boolean;
 	private changes: StoreChanges = { jobs: [], started: [], forgotten: [] };
+	// Logs of finished jobs with large parameters, most recently read (jobStatus.ts).
+	private readonly logs = new LogCache();
 	private nextSeq = 1;
 	private processedUntil = -Infinity;
 
@@ -209,6 +211,7 @@ export class JobStore {
 		while ((this.byId.size > this.maxJobs || this.storedBytes > this.maxStoredBytes) && this.finished.length > 0) {
 			const job = this.finished.shift() as HeldJob;
 			this.byId.delete(job.id);
+			this.logs.delete(job);
 			const size = this.bytes.get(job) ?? 0;
 			this.storedBytes -= size;
 			this.finishedBytes -= size;
@@ -257,7 +260,7 @@ export class JobStore {
 		const now = this.clock.now();
 		this.advance(now);
 		const job = this.byId.get(id);
-		return job ? statusOf(job, now) : undefined;
+		return job ? statusOf(job, now, this.logs) : undefined;
 	}
 
 	// Newest submission first, at most LIST_CAP.
@@ -274,7 +277,7 @@ export class JobStore {
 		const active: { seq: number; status: () => JobStatus }[] = [];
 		if (filter !== 'history') {
 			const take = (job: HeldJob) => {
-				const status = statusOf(job, now);
+				const status = statusOf(job, now, this.logs);
 				active.push({ seq: job.seq, status: () => status });
 			};
 			for (const job of this.queue.newestFirst()) {
@@ -288,7 +291,7 @@ export class JobStore {
 		if (filter !== 'active') {
 			for (const job of this.finished.newestFirst()) {
 				if (finished.length === LIST_CAP) break;
-				finished.push({ seq: job.seq, status: () => statusOf(job, now) });
+				finished.push({ seq: job.seq, status: () => statusOf(job, now, this.logs) });
 			}
 		}
 		const out: (() => JobStatus)[] = [];

@@ -64,6 +64,8 @@ export class JobJournal {
 	private keptBytes = 0;
 	// Start and forget lines of a failed write, tried again with the next.
 	private retry: string[] = [];
+	// A failed write left bytes past `size` that could not be cut yet.
+	private uncut = false;
 	// Lines appended while a compaction runs, copied to its file before the swap.
 	private tail: string[] | undefined;
 	private compacting: Promise<void> | undefined;
@@ -141,11 +143,14 @@ export class JobJournal {
 		if (jobLines.length + other.length === 0) return;
 		const buf = Buffer.from(jobLines.join('') + other.join(''), 'utf8');
 		try {
+			// A failed write whose remains could not be cut: cut them first, or write nothing after them.
+			if (this.uncut) await fsCall.truncate(this.fd, this.size);
+			this.uncut = false;
 			await writeAll(this.fd, buf, this.size);
 			await fsCall.fsync(this.fd);
 		} catch (err) {
 			this.retry = other;
-			await fsCall.truncate(this.fd, this.size).catch(() => undefined);
+			this.uncut = await fsCall.truncate(this.fd, this.size).then(() => false, () => true);
 			throw err;
 		}
 		this.size += buf.length;

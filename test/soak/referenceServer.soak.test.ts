@@ -122,6 +122,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 		expect(late).toBeLessThan(3 * early + 5);
 		await server.kill();
 		const restarted = await start(args);
+		// The summary line follows the URL on stderr.
+		for (let i = 0; i < 100 && !/\(\d+ loaded/.test(restarted.stderr()); i++) await sleep(50);
 		const loaded = Number(/\((\d+) loaded/.exec(restarted.stderr())?.[1]);
 		expect(loaded).toBe(10_000);
 		const after = await axios.post(`${restarted.url}/api/v1/jobs`, jobBody({ flowFileName: '/Shared/Flows/instant.flow', parameters }), { validateStatus: () => true });
