@@ -8,6 +8,7 @@ export type { Catalog, CatalogFlow, Outcome, ResolvedFlow } from './catalog';
 export { DEFAULT_MAX_JOBS, DEFAULT_MAX_QUEUED, DEFAULT_MAX_STORED_BYTES, JobStore, LIST_CAP, QueueFullError, recordBytes } from './jobStore';
 export type { ExecutionStatus, JobParameter, JobStatus, ListFilter, StoredJob, SubmitInput } from './jobTypes';
 export { buildJobLog, escapeCell, planNodes } from './jobLog';
+export { LOG_CACHE_CHARS, LogCache } from './jobStatus';
 export { formatElapsed, formatRuntime, formatSeconds, formatTimestamp } from './formats';
 export { handleNative, LIST_MAX_BYTES, NATIVE_ROUTES } from './nativeRoutes';
 export type { NativeRequest } from './nativeRoutes';

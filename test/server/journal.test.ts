@@ -5,7 +5,8 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileS
 import { tmpdir } from 'os';
 import { join } from 'path';
 
-import { JOURNAL_HEADER, loadDataFile, readDataFile, recordBytes } from '../../server';
+import { JOURNAL_HEADER, journalFs, LogCache, loadDataFile, readDataFile, recordBytes } from '../../server';
+import type { StoredJob } from '../../server';
 import { jobBody, startHarness, submit } from './helpers';
 import type { Harness } from './helpers';
 
@@ -73,6 +74,25 @@ describe('the data file as a journal', () => {
 		expect(again.server.store.all().map((job) => job.id)).toEqual([a.jobId, b.jobId]);
 		const c = await submit(again);
 		expect(loadDataFile(dataFile).map((job) => job.id)).toEqual([a.jobId, b.jobId, c.jobId]);
+	});
+
+	it('a failed write whose remains could not be cut is cut before the next write', async () => {
+		const h = await start();
+		const first = await submit(h);
+		const realWrite = journalFs.write;
+		jest.spyOn(journalFs, 'write').mockImplementationOnce(async (fd, buf, at) => {
+			await realWrite(fd, Buffer.concat([buf, buf, buf]), at); // three lines where one was asked
+			throw Object.assign(new Error('EIO'), { code: 'EIO' });
+		});
+		jest.spyOn(journalFs, 'truncate').mockRejectedValueOnce(Object.assign(new Error('EIO'), { code: 'EIO' }));
+		try {
+			const refused = await h.http.post('/api/v1/jobs', jobBody());
+			expect([refused.status, refused.data.message]).toEqual([400, 'could not save the job (EIO); it was not accepted']);
+			const second = await submit(h, QUICK);
+			expect(loadDataFile(dataFile).map((job) => job.id)).toEqual([first.jobId, second.jobId]);
+		} finally {
+			jest.restoreAllMocks();
+		}
 	});
 
 	it('a record that cannot be read before the last one is a startup error naming the line', async () => {
@@ -155,5 +175,20 @@ describe('the bound on stored bytes', () => {
 		} finally {
 			await h.server.close();
 		}
+	});
+});
+
+describe('logs of jobs with large parameters', () => {
+	it('are kept in a cache bounded in characters, most recently read last', () => {
+		const job = (id: string) => ({ id }) as StoredJob;
+		const [a, b, c] = [job('a'), job('b'), job('c')];
+		const cache = new LogCache(100);
+		cache.set(a, 'a'.repeat(40));
+		cache.set(b, 'b'.repeat(40));
+		expect(cache.get(a)).toBe('a'.repeat(40)); // a is now the most recent
+		cache.set(c, 'c'.repeat(40));
+		expect([cache.get(a)?.length, cache.get(b), cache.get(c)?.length]).toEqual([40, undefined, 40]);
+		cache.set(b, 'b'.repeat(101)); // longer than the whole cache: not kept
+		expect(cache.get(b)).toBeUndefined();
 	});
 });
