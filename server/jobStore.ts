@@ -154,7 +154,8 @@ export class JobStore {
 			steps: flow.steps, stepMs: flow.stepMs ?? this.stepMs, outcome: flow.outcome, nodes: flow.nodes, reason: flow.reason,
 			startTime: startsNow ? now : null,
 		};
-		const text = JSON.stringify(copyOf(job));
+		// The job has no log yet: its own text is its record (copyOf would only copy it).
+		const text = JSON.stringify(job);
 		const size = recordBytes(text);
 		// Finished jobs make room when evicted; waiting and running ones cannot.
 		if (this.storedBytes - this.finishedBytes + size > this.maxStoredBytes) {
