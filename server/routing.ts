@@ -56,7 +56,8 @@ export function createRouter(ctx: NativeContext, keys: RelayKeys, nativeAuth: Na
 	const native = async (req: IncomingMessage, method: string, path: string, query: URLSearchParams): Promise<Answer> => {
 		const route = nativeRouteOf(path);
 		if (!route) return { response: message(404, `no route for ${method} ${path.slice(0, 200)}`) };
-		if (nativeAuth && !nativeAuthOk(nativeAuth, req)) return unauthorized(nativeAuth);
+		// The navigation page is for browsers, which send no API credentials (spec: "only for navigation in a browser").
+		if (nativeAuth && route.name !== '/api/v1/flows' && !nativeAuthOk(nativeAuth, req)) return unauthorized(nativeAuth);
 		let body: string | undefined;
 		if (method === 'POST' && route.methods.includes('POST')) {
 			body = await readBody(req, maxBody);
