@@ -1,6 +1,6 @@
 // `npm start`: the reference server and a real n8n with this package, its credentials and the example
 // workflows, on 127.0.0.1, until Ctrl-C.
-import { join } from 'path';
+import { join, resolve } from 'path';
 
 import { DEFAULT_HOST_VERSION, hostSpec, HOSTS } from './hosts';
 import { startN8n } from './n8n';
@@ -13,8 +13,8 @@ import type { Session } from './session';
 import { activateWorkflow, createOwner, DEMO_OWNER, EXAMPLE_IDS, exampleWorkflows, importIntoN8n } from './workspace';
 
 const USAGE =
-	`usage: npm start -- [--n8n-version ${Object.keys(HOSTS).join('|')}] [--port 5678] [--server-port 5680] [--reset-examples] [--verbose]\n` +
-	'       npm run start:queue -- [--workers 2] [--concurrency 10] [--ports-from PORT] [--port 5678] [--server-port 5680] [--reset-examples] [--verbose]';
+	`usage: npm start -- [--n8n-version ${Object.keys(HOSTS).join('|')}] [--port 5678] [--server-port 5680] [--reset-examples] [--verbose] [--data-dir DIR]\n` +
+	'       npm run start:queue -- [--workers 2] [--concurrency 10] [--ports-from PORT] [--port 5678] [--server-port 5680] [--reset-examples] [--verbose] [--data-dir DIR]';
 
 interface StartFlags {
 	hostVersion: string;
@@ -23,6 +23,8 @@ interface StartFlags {
 	resetExamples: boolean;
 	// n8n's own log in full (level info); by default only this package's lines and n8n's errors, without stacks.
 	verbose: boolean;
+	// n8n's data, the service's keys and jobs; default .n8n-host/n8n-<version> (queue-<version> in queue mode).
+	dataDir?: string;
 	// Queue mode (`npm run start:queue`): main + workers on Redis and PostgreSQL.
 	queue: boolean;
 	workers: number;
@@ -45,6 +47,7 @@ function parseFlags(argv: string[]): StartFlags {
 		else if (name === '--server-port') flags.serverPort = port();
 		else if (name === '--reset-examples') flags.resetExamples = true;
 		else if (name === '--verbose') flags.verbose = true;
+		else if (name === '--data-dir') flags.dataDir = resolve(value());
 		else if (name === '--queue') flags.queue = true;
 		else if (name === '--workers') flags.workers = count(name, value(), 8);
 		else if (name === '--concurrency') flags.concurrency = count(name, value(), 100);
@@ -157,7 +160,7 @@ async function importExamples(session: Session, flags: StartFlags, command: stri
 const JOBS_FILE = 'reference-service-jobs.json';
 
 async function startSingle(flags: StartFlags, running: Running): Promise<Started> {
-	const userFolder = join(projectRoot, '.n8n-host', `n8n-${flags.hostVersion}`);
+	const userFolder = flags.dataDir ?? join(projectRoot, '.n8n-host', `n8n-${flags.hostVersion}`);
 	const session = await openSession({
 		hostVersion: flags.hostVersion,
 		userFolder,
@@ -178,7 +181,7 @@ async function startSingle(flags: StartFlags, running: Running): Promise<Started
 }
 
 async function startQueueMode(flags: StartFlags, running: Running): Promise<Started> {
-	const root = join(projectRoot, '.n8n-host', `queue-${flags.hostVersion}`);
+	const root = flags.dataDir ?? join(projectRoot, '.n8n-host', `queue-${flags.hostVersion}`);
 	const cluster = await openQueueCluster({
 		hostVersion: flags.hostVersion,
 		root,
