@@ -193,7 +193,7 @@ async function startQueueMode(flags: StartFlags, running: Running): Promise<Star
 		portsFrom: flags.portsFrom,
 		workerLogLevel: flags.verbose ? 'info' : 'warn',
 		n8nEnv: hostSpec(flags.hostVersion).startEnv,
-		server: { dataFile: join(root, JOBS_FILE) },
+		server: { dataFile: join(root, 'main', JOBS_FILE) },
 	});
 	if (flags.verbose) cluster.session.n8n.logLevel = 'info';
 	running.cluster = cluster;
