@@ -1,6 +1,8 @@
 /** @type {import('jest').Config} The default tier (`npm test`): unit, server and node tests; fast on every change. */
 module.exports = {
 	testEnvironment: 'node',
+	// jest's transform cache in the project's ignored .cache/, not /tmp/jest_<uid>.
+	cacheDirectory: '<rootDir>/.cache/jest',
 	roots: ['<rootDir>/test'],
 	testMatch: ['<rootDir>/test/**/*.test.ts'],
 	// Soak tests (`npm run test:soak`) and e2e (`npm run test:e2e`) have their own configs.

@@ -74,6 +74,15 @@ async function main(): Promise<void> {
 	const hostVersion = process.argv[2] ?? DEFAULT_HOST_VERSION;
 	if (!HOSTS[hostVersion]) throw new Error(`usage: npm run demo [-- ${Object.keys(HOSTS).join('|')}]`);
 	const userFolder = mkdtempSync(join(tmpdir(), 'job-execution-demo-'));
+	// Stopped from outside (npm signalled, Ctrl-C): the n8n process groups are killed on exit (host/n8n.ts);
+	// the throw-away folder goes too.
+	for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+		process.once(signal, () => {
+			log(`\n${signal}: stopping the demo`);
+			rmSync(userFolder, { recursive: true, force: true });
+			process.exit(130);
+		});
+	}
 	const session = await openSession({ hostVersion, userFolder, log });
 	let failures = 0;
 	try {

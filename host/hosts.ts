@@ -6,6 +6,8 @@ export interface HostSpec {
 	node: 'system' | string;
 	// Settings only this major understands (1.x refuses to start with N8N_DISABLED_MODULES=mcp-registry).
 	env: Record<string, string>;
+	// Settings `npm start` and `npm run start:queue` add: what a user of this n8n line should run with.
+	startEnv: Record<string, string>;
 	// The CLI call that makes a workflow active (2.x publishes; 1.x flips `active`).
 	activateArgs(workflowId: string): string[];
 	// 2.x refuses poll intervals under a minute; 1.x accepts a seconds cron.
@@ -17,6 +19,14 @@ export const HOSTS: Record<string, HostSpec> = {
 		version: '2.41.1',
 		node: '24.21.0',
 		env: { N8N_DISABLED_MODULES: 'mcp-registry' },
+		// 2.41's durable poll cursors: a trigger's state is committed with each poll, emitting or not, instead of only
+		// when a poll emits (poll-cursor.service.js stays off unless all four are true).
+		startEnv: {
+			N8N_SCHEDULER_ENABLED: 'true',
+			N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true',
+			N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'true',
+			N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true',
+		},
 		activateArgs: (id) => ['publish:workflow', `--id=${id}`],
 		fastestPollCron: '0 * * * * *',
 	},
@@ -25,6 +35,8 @@ export const HOSTS: Record<string, HostSpec> = {
 		node: 'system',
 		// On Node 20 the default expression engine needs isolated-vm 6, which only builds on Node 22+.
 		env: { N8N_EXPRESSION_ENGINE: 'legacy' },
+		// 1.x has no durable scheduler: the trigger's state is saved when a poll emits.
+		startEnv: {},
 		activateArgs: (id) => ['update:workflow', `--id=${id}`, '--active=true'],
 		// n8n rejects a '*' in the seconds field as "too short", but not a range with a step.
 		fastestPollCron: '0-59/5 * * * * *',

@@ -1,6 +1,7 @@
 // Drives a real n8n: its CLI commands (import, execute, activate) and `n8n start` as a child process.
 import { spawn } from 'child_process';
 import type { ChildProcess } from 'child_process';
+import { mkdirSync } from 'fs';
 import { createServer } from 'net';
 import { join } from 'path';
 
@@ -36,13 +37,18 @@ export function freePort(): Promise<number> {
 }
 
 // Not passed on: the caller's own n8n settings, and a test runner's NODE_ENV=test (n8n's commands then do nothing).
-const NOT_INHERITED = /^(N8N_|DB_|JEST_|NODE_ENV$)/;
+const NOT_INHERITED = /^(N8N_|DB_|JEST_|NODE_ENV$|NODE_COMPILE_CACHE$)/;
 
 // Offline, quiet and on loopback only.
 export function n8nEnv(n8n: N8nInstance, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 	const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !NOT_INHERITED.test(key)));
+	// n8n's temporary files (data-table uploads, Node's compile cache) stay in the user folder, not in /tmp.
+	const scratch = join(n8n.userFolder, 'tmp');
+	mkdirSync(scratch, { recursive: true });
 	return {
 		...inherited,
+		TMPDIR: scratch,
+		NODE_COMPILE_CACHE: join(scratch, 'node-compile-cache'),
 		PATH: n8n.host.path,
 		N8N_USER_FOLDER: n8n.userFolder,
 		N8N_ENCRYPTION_KEY: n8n.encryptionKey,
@@ -77,6 +83,8 @@ function n8nArgs(n8n: N8nInstance, args: string[]): string[] {
 export function n8nCommand(n8n: N8nInstance, args: string[], env: Record<string, string> = {}, timeoutMs = 180_000): Promise<CommandResult> {
 	return new Promise((resolve, reject) => {
 		const child = spawn(n8n.host.nodeBin, n8nArgs(n8n, args), { env: n8nEnv(n8n, env), stdio: ['ignore', 'pipe', 'pipe'] });
+		runningCommands.add(child);
+		child.once('exit', () => runningCommands.delete(child));
 		let stdout = '';
 		let stderr = '';
 		child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -155,9 +163,12 @@ async function answers(url: string): Promise<boolean> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-// Process groups of started n8n instances: killed when this process exits, even mid-start.
+// Process groups of started n8n instances, and running CLI commands: killed when this process exits, even
+// mid-start or when a signal ends it (npm start's handlers exit through process.exit).
 const startedGroups = new Set<number>();
+const runningCommands = new Set<ChildProcess>();
 process.on('exit', () => {
+	for (const command of runningCommands) command.kill('SIGKILL');
 	for (const group of startedGroups) {
 		try {
 			process.kill(-group, 'SIGKILL');

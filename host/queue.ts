@@ -35,6 +35,8 @@ export interface QueueClusterOptions {
 	// Consecutive ports from here for Redis, Postgres, main's broker, then each worker's health and broker ports.
 	portsFrom?: number;
 	server?: SessionOptions['server'];
+	// Settings added to every n8n process of the cluster (`npm run start:queue`: 2.41's durable poll cursors).
+	n8nEnv?: Record<string, string>;
 	// Log level of the workers: 'info' prints "Worker started execution N", which tells which worker ran what.
 	workerLogLevel?: N8nInstance['logLevel'];
 }
@@ -133,7 +135,7 @@ export async function openQueueCluster(options: QueueClusterOptions): Promise<Qu
 		await stopServices();
 		throw err;
 	}
-	const env = queueEnv(ports);
+	const env = { ...queueEnv(ports), ...options.n8nEnv };
 	let session: Session;
 	try {
 		if (!existsSync(join(root, 'main'))) log('first start: n8n creates its tables in PostgreSQL (about half a minute)');

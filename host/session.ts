@@ -44,6 +44,32 @@ function encryptionKeyOf(userFolder: string): string {
 	return readFileSync(file, 'utf8').trim();
 }
 
+interface DemoKeys {
+	nativeToken: string;
+	relayApiKey: string;
+	userApiKey: string;
+	mcpToken: string;
+}
+
+// The service's keys and the MCP token, kept beside n8n's data: a saved MCP client or curl line works after a restart.
+function demoKeysOf(userFolder: string): DemoKeys {
+	const file = join(userFolder, 'demo-keys.json');
+	const fresh = (): DemoKeys => ({
+		nativeToken: randomBytes(18).toString('base64url'),
+		relayApiKey: randomBytes(18).toString('base64url'),
+		userApiKey: randomBytes(18).toString('base64url'),
+		mcpToken: randomBytes(18).toString('base64url'),
+	});
+	if (existsSync(file)) {
+		const kept = JSON.parse(readFileSync(file, 'utf8')) as Partial<DemoKeys>;
+		const keys = { ...fresh(), ...kept };
+		if (Object.values(keys).every((value) => typeof value === 'string' && value !== '')) return keys;
+	}
+	const keys = fresh();
+	writeFileSync(file, JSON.stringify(keys, null, 2), { mode: 0o600 });
+	return keys;
+}
+
 export async function openSession(options: SessionOptions): Promise<Session> {
 	const { log } = options;
 	const host = await ensureHost(hostSpec(options.hostVersion), log);
@@ -62,15 +88,16 @@ export async function openSession(options: SessionOptions): Promise<Session> {
 	log('loading the package into n8n as a community package (npm pack, unpacked under .n8n/nodes)');
 	installPackedProject(options.userFolder);
 
-	const nativeToken = randomBytes(18).toString('base64url');
+	const { nativeToken, relayApiKey, userApiKey, mcpToken } = demoKeysOf(options.userFolder);
 	const server = await startReferenceServer({
+		relayApiKey,
+		userApiKey,
 		...options.server,
 		host: '127.0.0.1',
 		port: options.serverPort ?? 0,
 		nativeAuth: { type: 'bearer', token: nativeToken },
 	});
 	const service: ServiceAccess = { url: server.url, nativeToken, relayApiKey: server.relayApiKey, userApiKey: server.userApiKey };
-	const mcpToken = randomBytes(18).toString('base64url');
 	try {
 		log('importing the credentials for the native and the relay API, and the MCP clients\' bearer token');
 		await importIntoN8n(n8n, [...serviceCredentials(service), mcpBearerCredential(mcpToken)], []);

@@ -1,8 +1,8 @@
 // `npm start`: the reference server and a real n8n with this package, its credentials and the example
 // workflows, on 127.0.0.1, until Ctrl-C.
-import { join } from 'path';
+import { join, resolve } from 'path';
 
-import { DEFAULT_HOST_VERSION, HOSTS } from './hosts';
+import { DEFAULT_HOST_VERSION, hostSpec, HOSTS } from './hosts';
 import { startN8n } from './n8n';
 import type { RunningN8n } from './n8n';
 import { projectRoot } from './paths';
@@ -13,14 +13,18 @@ import type { Session } from './session';
 import { activateWorkflow, createOwner, DEMO_OWNER, EXAMPLE_IDS, exampleWorkflows, importIntoN8n } from './workspace';
 
 const USAGE =
-	`usage: npm start -- [--n8n-version ${Object.keys(HOSTS).join('|')}] [--port 5678] [--server-port 5680] [--reset-examples]\n` +
-	'       npm run start:queue -- [--workers 2] [--concurrency 10] [--ports-from PORT] [--port 5678] [--server-port 5680] [--reset-examples]';
+	`usage: npm start -- [--n8n-version ${Object.keys(HOSTS).join('|')}] [--port 5678] [--server-port 5680] [--reset-examples] [--verbose] [--data-dir DIR]\n` +
+	'       npm run start:queue -- [--workers 2] [--concurrency 10] [--ports-from PORT] [--port 5678] [--server-port 5680] [--reset-examples] [--verbose] [--data-dir DIR]';
 
 interface StartFlags {
 	hostVersion: string;
 	port: number;
 	serverPort: number;
 	resetExamples: boolean;
+	// n8n's own log in full (level info); by default only this package's lines and n8n's errors, without stacks.
+	verbose: boolean;
+	// n8n's data, the service's keys and jobs; default .n8n-host/n8n-<version> (queue-<version> in queue mode).
+	dataDir?: string;
 	// Queue mode (`npm run start:queue`): main + workers on Redis and PostgreSQL.
 	queue: boolean;
 	workers: number;
@@ -29,7 +33,7 @@ interface StartFlags {
 }
 
 function parseFlags(argv: string[]): StartFlags {
-	const flags: StartFlags = { hostVersion: DEFAULT_HOST_VERSION, port: 5678, serverPort: 5680, resetExamples: false, queue: false, workers: 2, concurrency: 10 };
+	const flags: StartFlags = { hostVersion: DEFAULT_HOST_VERSION, port: 5678, serverPort: 5680, resetExamples: false, verbose: false, queue: false, workers: 2, concurrency: 10 };
 	for (let i = 0; i < argv.length; i++) {
 		const [name, inline] = argv[i].split('=', 2);
 		const value = () => inline ?? argv[++i] ?? '';
@@ -42,6 +46,8 @@ function parseFlags(argv: string[]): StartFlags {
 		else if (name === '--port') flags.port = port();
 		else if (name === '--server-port') flags.serverPort = port();
 		else if (name === '--reset-examples') flags.resetExamples = true;
+		else if (name === '--verbose') flags.verbose = true;
+		else if (name === '--data-dir') flags.dataDir = resolve(value());
 		else if (name === '--queue') flags.queue = true;
 		else if (name === '--workers') flags.workers = count(name, value(), 8);
 		else if (name === '--concurrency') flags.concurrency = count(name, value(), 100);
@@ -95,9 +101,11 @@ async function main(): Promise<void> {
 	log(`reference server:   ${service.url}  (native API: Bearer ${service.nativeToken})`);
 	log(`  relay apiKey:     ${service.relayApiKey}`);
 	log(`  relay user-api-key: ${service.userApiKey}`);
+	log(`  a flow in your browser: ${service.url}/api/v1/flows?flowFileName=%2FShared%2FFlows%2Fsales.flow&runProfile=default`);
 	log(`MCP server for AI agents: ${url}/mcp/job-execution  (Authorization: Bearer ${session.mcpToken})`);
+	log(`keys, token and the service's jobs are kept in ${session.n8n.userFolder} across restarts (delete it to start over)`);
 	log('credentials "Job Execution API (reference server)" and "Job Execution Relay API (reference server)" are ready;');
-	log('the example workflows are under Overview. Ctrl-C stops everything.');
+	log(`the example workflows are under Overview.${flags.verbose ? '' : ' n8n\'s own log: --verbose.'} Ctrl-C stops everything.`);
 }
 
 interface Running {
@@ -114,9 +122,18 @@ interface Started {
 	notes: string[];
 }
 
-const errorLines = (name: string) => (line: string) => {
-	if (/error/i.test(line) && !/python task runner/i.test(line)) log(`  ${name}: ${line}`);
-};
+// n8n's own log is quiet by default: this package's lines (its nodes log through n8n's logger as "Job Execution …")
+// and the first line of n8n's errors; no stack frames, no JSON continuation lines. --verbose shows everything.
+function n8nLogFilter(name: string, verbose: boolean, write: (line: string) => void = log): (line: string) => void {
+	return (line) => {
+		if (line.trim() === '') return;
+		if (verbose) return write(`  ${name}: ${line}`);
+		if (/Job Execution/.test(line)) return write(`  ${name}: ${line.trim()}`);
+		// Stack frames, continuation lines of a multi-line message or object, n8n's harmless Python runner notice.
+		if (/^\s/.test(line) || /^[}\]{[]/.test(line) || /python task runner/i.test(line)) return;
+		if (/\berror\b/i.test(line)) write(`  ${name}: ${line.slice(0, 300)}`);
+	};
+}
 
 // An n8n process that ends on its own takes everything down: a half-running set-up helps nobody.
 function exitWithProcess(name: string, n8n: RunningN8n, running: Running, cleanUp: () => Promise<void>): void {
@@ -139,20 +156,32 @@ async function importExamples(session: Session, flags: StartFlags, command: stri
 	}
 }
 
+// The reference service keeps its jobs in the host folder, so a restart finds them (and the trigger's state agrees).
+const JOBS_FILE = 'reference-service-jobs.json';
+
 async function startSingle(flags: StartFlags, running: Running): Promise<Started> {
-	const userFolder = join(projectRoot, '.n8n-host', `n8n-${flags.hostVersion}`);
-	const session = await openSession({ hostVersion: flags.hostVersion, userFolder, log, n8nPort: flags.port, serverPort: flags.serverPort });
+	const userFolder = flags.dataDir ?? join(projectRoot, '.n8n-host', `n8n-${flags.hostVersion}`);
+	const session = await openSession({
+		hostVersion: flags.hostVersion,
+		userFolder,
+		log,
+		n8nPort: flags.port,
+		serverPort: flags.serverPort,
+		n8nEnv: hostSpec(flags.hostVersion).startEnv,
+		server: { dataFile: join(userFolder, JOBS_FILE) },
+	});
 	running.session = session;
+	if (flags.verbose) session.n8n.logLevel = 'info';
 	await importExamples(session, flags, 'npm start');
 	log(`starting n8n ${flags.hostVersion}`);
-	const n8n = await startN8n(session.n8n, errorLines('n8n'));
+	const n8n = await startN8n(session.n8n, n8nLogFilter('n8n', flags.verbose));
 	running.n8n = n8n;
 	exitWithProcess('n8n', n8n, running, () => session.close());
 	return { session, url: n8n.url, notes: [] };
 }
 
 async function startQueueMode(flags: StartFlags, running: Running): Promise<Started> {
-	const root = join(projectRoot, '.n8n-host', `queue-${flags.hostVersion}`);
+	const root = flags.dataDir ?? join(projectRoot, '.n8n-host', `queue-${flags.hostVersion}`);
 	const cluster = await openQueueCluster({
 		hostVersion: flags.hostVersion,
 		root,
@@ -162,15 +191,18 @@ async function startQueueMode(flags: StartFlags, running: Running): Promise<Star
 		n8nPort: flags.port,
 		serverPort: flags.serverPort,
 		portsFrom: flags.portsFrom,
-		workerLogLevel: 'warn',
+		workerLogLevel: flags.verbose ? 'info' : 'warn',
+		n8nEnv: hostSpec(flags.hostVersion).startEnv,
+		server: { dataFile: join(root, 'main', JOBS_FILE) },
 	});
+	if (flags.verbose) cluster.session.n8n.logLevel = 'info';
 	running.cluster = cluster;
 	await importExamples(cluster.session, flags, 'npm run start:queue');
 	log(`starting ${flags.workers} n8n workers (concurrency ${flags.concurrency} each), then the main instance`);
 	for (const [i, worker] of cluster.workers.entries()) {
-		exitWithProcess(worker.name, await cluster.startWorker(i, errorLines(worker.name)), running, () => cluster.close());
+		exitWithProcess(worker.name, await cluster.startWorker(i, n8nLogFilter(worker.name, flags.verbose)), running, () => cluster.close());
 	}
-	const main = await cluster.startMain({}, errorLines('main'));
+	const main = await cluster.startMain({}, n8nLogFilter('main', flags.verbose));
 	exitWithProcess('n8n main', main, running, () => cluster.close());
 	const { ports } = cluster;
 	return {

@@ -43,6 +43,8 @@ export interface CredentialRecord {
 	name: string;
 	type: 'jobExecutionApi' | 'jobExecutionRelayApi' | 'httpBearerAuth';
 	data: Record<string, string | boolean>;
+	// n8n's editor preselects, in a new node, the usable credential updated last.
+	updatedAt?: string;
 }
 
 export interface ServiceAccess {
@@ -62,19 +64,24 @@ export function mcpBearerCredential(token: string): CredentialRecord {
 	return { id: MCP_BEARER_CREDENTIAL_ID, name: 'MCP clients (bearer token)', type: 'httpBearerAuth', data: { token } };
 }
 
-export function serviceCredentials(service: ServiceAccess): CredentialRecord[] {
+// A new node preselects the credential with the latest updatedAt (n8n-editor-ui 2.41.1, useCanvasOperations:
+// `reduce((e, t) => e.updatedAt > t.updatedAt ? e : t)` over the node's credentials; a tie picks the later type, the
+// relay). The native one is made a second newer, so a first node asks for a flow path, as the examples do.
+export function serviceCredentials(service: ServiceAccess, now = Date.now()): CredentialRecord[] {
 	return [
 		{
 			id: NATIVE_CREDENTIAL_ID,
 			name: 'Job Execution API (reference server)',
 			type: 'jobExecutionApi',
 			data: { baseUrl: service.url, authType: 'bearerToken', token: service.nativeToken },
+			updatedAt: new Date(now).toISOString(),
 		},
 		{
 			id: RELAY_CREDENTIAL_ID,
 			name: 'Job Execution Relay API (reference server)',
 			type: 'jobExecutionRelayApi',
 			data: { relayUrl: service.url, apiKey: service.relayApiKey, userApiKey: service.userApiKey },
+			updatedAt: new Date(now - 1000).toISOString(),
 		},
 	];
 }

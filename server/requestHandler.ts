@@ -78,7 +78,8 @@ function nativeAuthOk(auth: NativeAuth, req: IncomingMessage): boolean {
 function refusedCredentials(o: RequestHandlerOptions, route: Route, req: IncomingMessage): Answer | undefined {
 	if (route.api === 'relay') return relayKeysOk(o.keys, req.headers) ? undefined : { response: message(401, RELAY_401) };
 	const auth = o.nativeAuth;
-	if (!auth || nativeAuthOk(auth, req)) return undefined;
+	// The navigation page is for browsers, which send no API credentials (spec: "only for navigation in a browser").
+	if (!auth || route.name === '/api/v1/flows' || nativeAuthOk(auth, req)) return undefined;
 	const challenge = auth.type === 'bearer' ? 'Bearer' : 'Basic realm="job-execution"';
 	return { response: message(401, 'missing or invalid credentials'), extra: auth.type === 'header' ? undefined : { 'www-authenticate': challenge } };
 }

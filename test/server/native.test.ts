@@ -427,6 +427,8 @@ describe('native API: optional authentication', () => {
 			// The relay has its own keys; native auth does not apply to it.
 			const relayed = await h.relay.get('/call/status', { headers: { endpoint: '/api/v1/jobs', method: 'GET' } });
 			expect(relayed.status).toBe(200);
+			// The navigation page opens in a browser, which sends no credentials.
+			expect((await h.http.get('/api/v1/flows', { params: { flowFileName: SALES, runProfile: 'default' } })).status).toBe(200);
 		} finally {
 			await h.server.close();
 		}

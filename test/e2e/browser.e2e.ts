@@ -1,0 +1,181 @@
+/**
+ * The README's quick start in a real browser: `npm start` as a user runs it (in its own data folder and ports),
+ * then Debian's Chromium logs in with the printed login, adds a Job Execution node (its credential must be the
+ * native one), opens the printed navigation URL (200), tests a credential with a wrong key (the node's own message,
+ * never the key), and finally SIGTERM to the npm process must stop n8n and the service.
+ */
+import { spawn } from 'child_process';
+import type { ChildProcess } from 'child_process';
+import { existsSync, readFileSync, rmSync } from 'fs';
+import { join } from 'path';
+import { chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+
+import { freePort } from '../../host/n8n';
+import { projectRoot } from '../../host/paths';
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const WRONG_KEY = 'wrong-relay-key-browser-e2e-4b1f';
+const log = (line: string) => process.stderr.write(`[browser e2e] ${line}\n`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Printed {
+	editor: string;
+	email: string;
+	password: string;
+	navigationUrl: string;
+	nativeToken: string;
+}
+
+// What `npm start` prints once ready, read the way a user reads the terminal.
+function readPrinted(output: string): Printed {
+	const pick = (pattern: RegExp, what: string) => {
+		const match = pattern.exec(output);
+		if (!match) throw new Error(`npm start did not print ${what}:\n${output.slice(-3000)}`);
+		return match;
+	};
+	const login = pick(/login:\s+(\S+) \/ (\S+)/, 'the login');
+	return {
+		editor: pick(/editor:\s+(http\S+)/, 'the editor URL')[1],
+		email: login[1],
+		password: login[2],
+		navigationUrl: pick(/a flow in your browser: (http\S+)/, 'a navigation URL')[1],
+		nativeToken: pick(/native API: Bearer (\S+)\)/, 'the native token')[1],
+	};
+}
+
+async function until(what: string, probe: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	while (!(await probe())) {
+		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+		await sleep(500);
+	}
+}
+
+async function answers(url: string): Promise<boolean> {
+	try {
+		await (await fetch(url, { signal: AbortSignal.timeout(2000) })).arrayBuffer();
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+async function signIn(page: Page, printed: Printed): Promise<void> {
+	await page.goto(`${printed.editor}/signin`);
+	await page.locator('input[name="emailOrLdapLoginId"], input[type="email"]').first().fill(printed.email);
+	await page.locator('input[name="password"]').fill(printed.password);
+	await page.keyboard.press('Enter');
+	await page.waitForURL((url) => !url.pathname.includes('signin'), { timeout: 60_000 });
+}
+
+// As a user adds a first step: the node creator, search "Job Execution", the trigger "On jobs reaching a status".
+async function credentialOfNewNode(page: Page, printed: Printed): Promise<string> {
+	await page.goto(`${printed.editor}/workflow/new`);
+	await page.locator('[data-test-id="canvas-add-button"]').click();
+	await page.locator('[data-test-id="node-creator-search-bar"]').waitFor();
+	await page.keyboard.type('Job Execution');
+	await page.locator('[data-test-id="node-creator-item-name"]').filter({ hasText: /^Job Execution$/ }).first().click();
+	await page.getByText('On jobs reaching a status').first().click();
+	const selected = page.locator('[data-test-id="node-credentials-select"] input').first();
+	await selected.waitFor({ timeout: 30_000 });
+	await until('a preselected credential', async () => (await selected.inputValue()) !== '', 15_000);
+	return await selected.inputValue();
+}
+
+// The relay credential's modal: a wrong Relay API Key, Save (n8n tests it on save), then "More details".
+async function wrongKeyTestMessage(page: Page, printed: Printed): Promise<string> {
+	await page.goto(`${printed.editor}/home/credentials/jobexec-relay`);
+	const modal = page.locator('[data-test-id="editCredential-modal"]');
+	await modal.locator('[data-test-id="parameter-input-apiKey"] input').first().fill(WRONG_KEY);
+	await modal.locator('[data-test-id="credential-save-button"]').click();
+	await modal.getByText(/Couldn.t connect with these settings/).waitFor({ timeout: 60_000 });
+	const details = modal.getByText('More details');
+	if (await details.count()) await details.first().click();
+	await sleep(1000);
+	return await modal.innerText();
+}
+
+const describeWithChromium = existsSync(CHROMIUM) ? describe : describe.skip;
+if (!existsSync(CHROMIUM)) log(`skipped: ${CHROMIUM} is missing (apt-get install -y chromium; .ci/run installs it)`);
+
+describeWithChromium('the README quick start in a browser (n8n 2.41.1)', () => {
+	const dataDir = join(projectRoot, '.n8n-host', `browser-e2e-${process.pid}`);
+	let npm: ChildProcess | undefined;
+	let output = '';
+	let exited: Promise<number | null>;
+	let browser: Browser | undefined;
+	let page: Page;
+	let printed: Printed;
+	let ports: { n8n: number; server: number };
+
+	beforeAll(async () => {
+		ports = { n8n: await freePort(), server: await freePort() };
+		const started = Date.now();
+		// What the README says to run, with ports and a data folder of its own so a running demo is not touched.
+		npm = spawn('npm', ['start', '--', '--port', String(ports.n8n), '--server-port', String(ports.server), '--data-dir', dataDir], {
+			cwd: projectRoot,
+			env: Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(JEST_|NODE_ENV$)/.test(key))),
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
+		exited = new Promise((resolve) => npm?.once('exit', (code) => resolve(code)));
+		npm.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+		npm.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+		await until('npm start to be ready', () => /Ctrl-C stops everything/.test(output) || npm?.exitCode !== null, 9 * 60_000);
+		if (npm.exitCode !== null) throw new Error(`npm start exited (${npm.exitCode}):\n${output.slice(-4000)}`);
+		log(`npm start ready in ${Math.round((Date.now() - started) / 1000)} s`);
+		printed = readPrinted(output);
+		browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+		page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+	}, 10 * 60_000);
+
+	afterAll(async () => {
+		await browser?.close();
+		if (npm && npm.exitCode === null) {
+			npm.kill('SIGTERM');
+			await Promise.race([exited, sleep(60_000)]);
+		}
+		rmSync(dataDir, { recursive: true, force: true });
+	}, 120_000);
+
+	it('prints the editor and login; the terminal holds no stack trace', () => {
+		expect(printed.editor).toBe(`http://127.0.0.1:${ports.n8n}`);
+		expect(output).not.toMatch(/^\s+at \S+ \(/m);
+	});
+
+	it('the printed login reaches the editor, with the example workflows', async () => {
+		await signIn(page, printed);
+		await page.goto(`${printed.editor}/home/workflows`);
+		await page.getByText('Job Execution: submit, wait, branch on status').first().waitFor({ timeout: 30_000 });
+	});
+
+	it('a new Job Execution node preselects the native credential', async () => {
+		expect(await credentialOfNewNode(page, printed)).toBe('Job Execution API (reference server)');
+	});
+
+	it('the navigation URL opens in the browser → HTTP 200 and the flow named', async () => {
+		const response = await page.goto(printed.navigationUrl);
+		expect(response?.status()).toBe(200);
+		expect(await page.locator('body').innerText()).toMatch(/sales/);
+	});
+
+	it("a credential test with a wrong key → the node's message, not the key", async () => {
+		const shown = await wrongKeyTestMessage(page, printed);
+		expect(shown).not.toContain(WRONG_KEY);
+		expect(shown).toMatch(/refused the credentials/i);
+	});
+
+	it('keys and jobs live in the data folder, n8n temporary files too', () => {
+		const keys = JSON.parse(readFileSync(join(dataDir, 'demo-keys.json'), 'utf8')) as { nativeToken: string };
+		expect(keys.nativeToken).toBe(printed.nativeToken);
+		expect(existsSync(join(dataDir, 'tmp'))).toBe(true);
+	});
+
+	it('SIGTERM to the npm process stops n8n and the service', async () => {
+		npm?.kill('SIGTERM');
+		const code = await Promise.race([exited, sleep(60_000).then(() => 'still running')]);
+		expect(code).not.toBe('still running');
+		await until('n8n and the service to stop answering', async () => !(await answers(printed.editor)) && !(await answers(printed.navigationUrl)), 30_000);
+	}, 120_000);
+});
