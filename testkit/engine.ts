@@ -179,6 +179,11 @@ export interface RunNodeOptions {
 	/** Input items of the node; one empty item by default. */
 	items?: IDataObject[];
 	continueOnFail?: boolean;
+	/** n8n's node settings Retry On Fail, Max Tries, Wait Between Tries (ms) and On Error, as the editor saves them. */
+	retryOnFail?: boolean;
+	maxTries?: number;
+	waitBetweenTries?: number;
+	onError?: INode['onError'];
 	mode?: WorkflowExecuteMode;
 	/** Another registered node type to run in the same way (the benchmarks' baseline node); the action node by default. */
 	nodeType?: string;
@@ -212,6 +217,10 @@ export async function runActionNode(options: RunNodeOptions): Promise<RunNodeRes
 			jobExecutionRelayApi: { id: '2', name: 'Job Execution Relay API' },
 		},
 		continueOnFail: options.continueOnFail ?? false,
+		...(options.retryOnFail === undefined ? {} : { retryOnFail: options.retryOnFail }),
+		...(options.maxTries === undefined ? {} : { maxTries: options.maxTries }),
+		...(options.waitBetweenTries === undefined ? {} : { waitBetweenTries: options.waitBetweenTries }),
+		...(options.onError === undefined ? {} : { onError: options.onError }),
 	};
 	const workflow = new Workflow({
 		id: 'test-workflow',
