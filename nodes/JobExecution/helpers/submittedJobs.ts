@@ -34,10 +34,19 @@ function runIndexOf(context: IExecuteFunctions): number {
 	return runIndex;
 }
 
+const NO_MEMORY: SubmitSlot = { previous: undefined, record: () => {} };
+
 export function submitSlot(context: IExecuteFunctions, itemIndex: number): SubmitSlot {
-	const item = context.getInputData()[itemIndex];
-	if (item === undefined || item === null || typeof item !== 'object') return { previous: undefined, record: () => {} };
-	const key = `${context.getNode().id}\u0000${runIndexOf(context)}\u0000${itemIndex}`;
+	let item: INodeExecutionData | undefined;
+	let key: string;
+	try {
+		item = context.getInputData()[itemIndex];
+		key = `${context.getNode().id}\u0000${runIndexOf(context)}\u0000${itemIndex}`;
+	} catch {
+		// A context without input items or run index (none of n8n's today): no retry to guard against.
+		return NO_MEMORY;
+	}
+	if (item === undefined || item === null || typeof item !== 'object') return NO_MEMORY;
 	const previous = records.get(item)?.get(key);
 	return {
 		previous,
