@@ -1,11 +1,13 @@
 import type {
 	ICredentialDataDecryptedObject,
-	ICredentialTestRequest,
 	ICredentialType,
 	IHttpRequestOptions,
 	INodeProperties,
 	Icon,
 } from 'n8n-workflow';
+
+import { authenticateRequest } from '../nodes/shared/credentialAuth';
+import { NATIVE_CREDENTIAL } from '../nodes/shared/transport/requestBuilders';
 
 /** Native REST interface. The spec does not show its authentication, so every common scheme is offered. */
 export class JobExecutionApi implements ICredentialType {
@@ -95,31 +97,9 @@ export class JobExecutionApi implements ICredentialType {
 		credentials: ICredentialDataDecryptedObject,
 		requestOptions: IHttpRequestOptions,
 	): Promise<IHttpRequestOptions> {
-		const headers = { ...(requestOptions.headers ?? {}) };
-		const authenticated: IHttpRequestOptions = { ...requestOptions, headers };
-		switch (credentials.authType) {
-			case 'bearerToken':
-				headers.Authorization = `Bearer ${String(credentials.token ?? '')}`;
-				break;
-			case 'basicAuth':
-				authenticated.auth = {
-					username: String(credentials.user ?? ''),
-					password: String(credentials.password ?? ''),
-				};
-				break;
-			case 'headerAuth':
-				if (credentials.headerName) headers[String(credentials.headerName)] = String(credentials.headerSecret ?? '');
-				break;
-		}
-		if (credentials.ignoreSslIssues === true) authenticated.skipSslCertificateValidation = true;
-		return authenticated;
+		return authenticateRequest(NATIVE_CREDENTIAL, credentials, requestOptions);
 	}
 
-	test: ICredentialTestRequest = {
-		request: {
-			baseURL: '={{ $credentials.baseUrl.trim().replace(/\\/+$/, "").replace(/\\/api\\/v1$/i, "") }}',
-			url: '/api/v1/jobs',
-			qs: { filter: 'active' },
-		},
-	};
+	// No declarative `test`: n8n would run it first and follow redirects with the keys. The Job Execution node's
+	// `testedBy` method tests this credential through the nodes' own transport (nodes/JobExecution/methods/credentialTest.ts).
 }

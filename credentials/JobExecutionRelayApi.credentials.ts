@@ -1,15 +1,13 @@
 import type {
 	ICredentialDataDecryptedObject,
-	ICredentialTestRequest,
 	ICredentialType,
 	IHttpRequestOptions,
 	INodeProperties,
 	Icon,
 } from 'n8n-workflow';
 
-import { buildRelayRequest, listCall } from '../nodes/shared/transport/requestBuilders';
-
-const RELAY_TEST_CALL = buildRelayRequest('', listCall('active'));
+import { authenticateRequest } from '../nodes/shared/credentialAuth';
+import { RELAY_CREDENTIAL } from '../nodes/shared/transport/requestBuilders';
 
 /** Relay interface: the native call travels in headers, guarded by the relay's key and the user's key. */
 export class JobExecutionRelayApi implements ICredentialType {
@@ -65,24 +63,9 @@ export class JobExecutionRelayApi implements ICredentialType {
 		credentials: ICredentialDataDecryptedObject,
 		requestOptions: IHttpRequestOptions,
 	): Promise<IHttpRequestOptions> {
-		const authenticated: IHttpRequestOptions = {
-			...requestOptions,
-			headers: {
-				...(requestOptions.headers ?? {}),
-				apiKey: String(credentials.apiKey ?? ''),
-				'user-api-key': String(credentials.userApiKey ?? ''),
-			},
-		};
-		if (credentials.ignoreSslIssues === true) authenticated.skipSslCertificateValidation = true;
-		return authenticated;
+		return authenticateRequest(RELAY_CREDENTIAL, credentials, requestOptions);
 	}
 
-	test: ICredentialTestRequest = {
-		request: {
-			baseURL: '={{ $credentials.relayUrl.trim().replace(/\\/+$/, "").replace(/\\/call$/i, "") }}',
-			// The active job list, packed by the nodes' own relay packing.
-			url: RELAY_TEST_CALL.url,
-			headers: RELAY_TEST_CALL.headers,
-		},
-	};
+	// No declarative `test`: n8n would run it first and follow redirects with the keys. The Job Execution node's
+	// `testedBy` method tests this credential through the nodes' own transport (nodes/JobExecution/methods/credentialTest.ts).
 }

@@ -4,7 +4,7 @@
  * server would provide around the engine (credential storage, node type registry) is supplied here, and the
  * credentials' own `authenticate` is what adds auth to requests.
  */
-import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
+import { CredentialTestContext, ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
 import {
 	createRunExecutionData,
 	ICredentialsHelper,
@@ -14,11 +14,13 @@ import {
 import type {
 	IConnections,
 	ICredentialDataDecryptedObject,
+	ICredentialTestFunction,
 	ICredentialType,
 	ICredentials,
 	IDataObject,
 	IHttpRequestOptions,
 	INode,
+	INodeCredentialTestResult,
 	INodeExecutionData,
 	INodeParameters,
 	INodeType,
@@ -179,6 +181,11 @@ export interface RunNodeOptions {
 	/** Input items of the node; one empty item by default. */
 	items?: IDataObject[];
 	continueOnFail?: boolean;
+	/** n8n's node settings Retry On Fail, Max Tries, Wait Between Tries (ms) and On Error, as the editor saves them. */
+	retryOnFail?: boolean;
+	maxTries?: number;
+	waitBetweenTries?: number;
+	onError?: INode['onError'];
 	mode?: WorkflowExecuteMode;
 	/** Another registered node type to run in the same way (the benchmarks' baseline node); the action node by default. */
 	nodeType?: string;
@@ -212,6 +219,10 @@ export async function runActionNode(options: RunNodeOptions): Promise<RunNodeRes
 			jobExecutionRelayApi: { id: '2', name: 'Job Execution Relay API' },
 		},
 		continueOnFail: options.continueOnFail ?? false,
+		...(options.retryOnFail === undefined ? {} : { retryOnFail: options.retryOnFail }),
+		...(options.maxTries === undefined ? {} : { maxTries: options.maxTries }),
+		...(options.waitBetweenTries === undefined ? {} : { waitBetweenTries: options.waitBetweenTries }),
+		...(options.onError === undefined ? {} : { onError: options.onError }),
 	};
 	const workflow = new Workflow({
 		id: 'test-workflow',
@@ -250,4 +261,24 @@ export async function runActionNode(options: RunNodeOptions): Promise<RunNodeRes
 		run,
 		sent: credentialsHelper.sent,
 	};
+}
+
+/**
+ * n8n's Test button for a credential, as CredentialsTester runs it (n8n 2.41.1 and 1.123.81, the n8n package's
+ * dist/services/credentials-tester.service.js): getCredentialTestFunction takes the credential type's own `test`
+ * first; only without it, the first node listing the credential with a string `testedBy`, whose
+ * methods.credentialTest[testedBy] is called with n8n-core's real CredentialTestContext as `this`.
+ */
+export async function testCredentialAsN8nDoes(type: string, data: ICredentialDataDecryptedObject): Promise<INodeCredentialTestResult> {
+	if (credentialTypes[type]?.test) throw new Error(`${type} has a declarative test: n8n would run that one, through its own request helper`);
+	let testFunction: ICredentialTestFunction | undefined;
+	for (const nodeType of Object.values(nodeClasses)) {
+		const listed = nodeType.description.credentials?.find((credential) => credential.name === type && typeof credential.testedBy === 'string');
+		if (listed) {
+			testFunction = nodeType.methods?.credentialTest?.[listed.testedBy as string];
+			break;
+		}
+	}
+	if (!testFunction) return { status: 'Error', message: 'No testing function found for this credential.' };
+	return await testFunction.call(new CredentialTestContext(), { id: 'test', name: 'credential under test', type, data });
 }

@@ -141,3 +141,60 @@ export function triggerWorkflow(pollCron: string, sinkUrl: string): WorkflowReco
 	);
 	return { ...workflow(TRIGGER_WORKFLOW_ID, 'e2e: trigger to sink', trigger, [[report]]) };
 }
+
+/** A node record with n8n's per-node settings (Retry On Fail and its tries), as the editor saves them. */
+type SettingsNode = NodeRecord & { retryOnFail?: boolean; maxTries?: number; waitBetweenTries?: number };
+
+export const RETRY_WORKFLOW_ID = 'jobExecE2eRetry1';
+export const RETRY_CONTINUE_WORKFLOW_ID = 'jobExecE2eRetry2';
+
+// Three items (n = 0, 1, 2) into a Submit that n8n retries: 3 tries, 100 ms apart.
+export function retryWorkflow(id: string, flowFile: string, continueOnFail: boolean): WorkflowRecord {
+	const items = node('Three items', 'n8n-nodes-base.code', { jsCode: 'return [0, 1, 2].map((n) => ({ json: { n } }));' }, { typeVersion: 2 });
+	const submitNode: SettingsNode = node(
+		'Submit with Retry On Fail',
+		ACTION,
+		{
+			authentication: 'jobExecutionApi',
+			resource: 'job',
+			operation: 'submit',
+			flowFileName: flowFile,
+			runProfileName: 'default',
+			parameters: { parameter: [{ name: 'item', type: 'integer', value: '={{ $json.n }}' }] },
+		},
+		{ credentials: credentialOf('native'), ...(continueOnFail ? { onError: 'continueRegularOutput' as const } : {}) },
+	);
+	Object.assign(submitNode, { retryOnFail: true, maxTries: 3, waitBetweenTries: 100 });
+	return workflow(id, `e2e: Retry On Fail${continueOnFail ? ' + Continue On Fail' : ''}`, manual(), [[items, submitNode]]);
+}
+
+export const ECHO_WORKFLOW_ID = 'jobExecE2eEcho01';
+export const ECHO_NATIVE_CREDENTIAL_ID = 'jobexec-echo-nat';
+export const ECHO_RELAY_CREDENTIAL_ID = 'jobexec-echo-rel';
+
+// Get one job and list jobs over both interfaces from a service that writes the request's headers into job logs.
+export function echoWorkflow(jobId: string): WorkflowRecord {
+	const chain = (via: Interface): NodeRecord[] => {
+		const credentials = credentialOf(via, via === 'native' ? ECHO_NATIVE_CREDENTIAL_ID : ECHO_RELAY_CREDENTIAL_ID);
+		return [
+			node(`Get echoed (${via})`, ACTION, { authentication: authentication(via), resource: 'job', operation: 'get', jobId, options: { parseLog: true } }, { credentials }),
+			node(`List echoed (${via})`, ACTION, { authentication: authentication(via), resource: 'job', operation: 'getMany', scope: 'all', returnAll: true }, { credentials, executeOnce: true }),
+		];
+	};
+	return workflow(ECHO_WORKFLOW_ID, 'e2e: a service echoing headers into logs', manual(), [chain('native'), chain('relay')]);
+}
+
+export const STATE_WORKFLOW_ID = 'jobExecE2eState1';
+export const CURSOR_WORKFLOW_ID = 'jobExecE2eCursr1';
+
+// The trigger alone (its executions are not needed: what is checked is what n8n stores of its state).
+export function stateTriggerWorkflow(id: string, pollCron: string): WorkflowRecord {
+	const trigger = node(
+		'Job finished',
+		TRIGGER,
+		{ pollTimes: { item: [{ mode: 'custom', cronExpression: pollCron }] }, authentication: 'jobExecutionApi', triggerOn: 'statuses', statuses: ['COMPLETED', 'ERROR'], startFrom: 'now' },
+		{ credentials: credentialOf('native') },
+	);
+	const sink = node('Done', 'n8n-nodes-base.noOp', {});
+	return workflow(id, `e2e: trigger state ${id}`, trigger, [[sink]]);
+}

@@ -1,83 +1,191 @@
 /**
- * The credentials' own test requests, resolved by n8n's expression engine as n8n does
- * ($credentials as an additional key), authenticated by the credentials' own code, sent to the real server.
+ * The credentials' Test button, run the way n8n's CredentialsTester runs it (testkit/engine.ts
+ * testCredentialAsN8nDoes), against real servers on 127.0.0.1: the node's testedBy method, through the nodes' own
+ * transport. It follows no redirect (no key reaches another origin), ends by the call's deadline, and each wrong value
+ * gets a message that names the field to fix.
  */
-import axios from 'axios';
-import { Workflow } from 'n8n-workflow';
-import type { ICredentialDataDecryptedObject, IHttpRequestOptions, INode } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IHttpRequestOptions } from 'n8n-workflow';
 
-import { credentialTypes, nodeTypes } from '../../testkit/engine';
-import { NATIVE_TOKEN, RELAY_KEY, startFixture, USER_KEY } from '../../testkit/fixtures';
-import type { Fixture } from '../../testkit/fixtures';
+import { startReferenceServer } from '../../server';
+import type { NativeAuth } from '../../server/routing';
+import { credentialTypes, nodeClasses, testCredentialAsN8nDoes } from '../../testkit/engine';
+import { CATALOG, NATIVE_TOKEN, RELAY_KEY, USER_KEY } from '../../testkit/fixtures';
+import { startHostileServer, startRecorder } from '../../testkit/hostileServer';
+import type { Listener } from '../../testkit/hostileServer';
+import { secretForms } from '../../testkit/secrets';
+import { transportTiming } from '../../nodes/shared/transport';
 
-const node: INode = { id: '1', name: 'n', type: 'n8n-nodes-job-execution.jobExecution', typeVersion: 1, position: [0, 0], parameters: {} };
-const workflow = new Workflow({ id: 'w', nodes: [node], connections: {}, active: false, nodeTypes });
+type Kind = 'bearer' | 'basic' | 'header' | 'relay';
+const KINDS: Kind[] = ['bearer', 'basic', 'header', 'relay'];
+const NATIVE_AUTH: Record<Exclude<Kind, 'relay'>, NativeAuth> = {
+	bearer: { type: 'bearer', token: NATIVE_TOKEN },
+	basic: { type: 'basic', user: 'jobs-user', password: 'basic-pass-7a1c9e' },
+	header: { type: 'header', name: 'X-Jobs-Key', value: 'header-secret-3b8d0f' },
+};
 
-function resolve(value: unknown, credentials: ICredentialDataDecryptedObject): unknown {
-	if (typeof value !== 'string' || !value.startsWith('=')) return value;
-	return workflow.expression.getSimpleParameterValue(node, value, 'internal', { $credentials: credentials } as never);
+function typeOf(kind: Kind): string {
+	return kind === 'relay' ? 'jobExecutionRelayApi' : 'jobExecutionApi';
 }
 
-async function runCredentialTest(type: string, credentials: ICredentialDataDecryptedObject) {
-	const credentialType = credentialTypes[type];
-	const request = credentialType.test!.request;
-	const resolved: IHttpRequestOptions = {
-		url: String(resolve(request.url, credentials)),
-		baseURL: String(resolve(request.baseURL, credentials)),
-		method: request.method ?? 'GET',
-		headers: request.headers as IHttpRequestOptions['headers'],
-		qs: request.qs,
-	};
-	const authenticate = credentialType.authenticate as (c: ICredentialDataDecryptedObject, r: IHttpRequestOptions) => Promise<IHttpRequestOptions>;
-	const sent = await authenticate(credentials, resolved);
-	const response = await axios.request({
-		baseURL: sent.baseURL,
-		url: sent.url,
-		method: sent.method,
-		headers: sent.headers as Record<string, string>,
-		params: sent.qs,
-		auth: sent.auth,
-		validateStatus: () => true,
+/** The credential of a kind for a URL; `wrong` spoils every secret it has. */
+function credentialOf(kind: Kind, url: string, wrong = false): ICredentialDataDecryptedObject {
+	const spoil = (value: string) => (wrong ? `${value}-wrong` : value);
+	switch (kind) {
+		case 'bearer':
+			return { baseUrl: url, authType: 'bearerToken', token: spoil(NATIVE_TOKEN) };
+		case 'basic':
+			return { baseUrl: url, authType: 'basicAuth', user: 'jobs-user', password: spoil('basic-pass-7a1c9e') };
+		case 'header':
+			return { baseUrl: url, authType: 'headerAuth', headerName: 'X-Jobs-Key', headerSecret: spoil('header-secret-3b8d0f') };
+		case 'relay':
+			return { relayUrl: url, apiKey: spoil(RELAY_KEY), userApiKey: spoil(USER_KEY) };
+	}
+}
+
+function expectNoKey(text: string, credential: ICredentialDataDecryptedObject): void {
+	for (const form of secretForms({ c: credential })) expect(text.toLowerCase()).not.toContain(form);
+}
+
+describe('how n8n picks the test', () => {
+	test('no credential type has a declarative test (n8n would run it first, following redirects), and the node tests both', () => {
+		for (const type of Object.values(credentialTypes)) expect(type.test).toBeUndefined();
+		const action = nodeClasses['n8n-nodes-job-execution.jobExecution'];
+		for (const listed of action.description.credentials ?? []) {
+			expect(typeof action.methods?.credentialTest?.[listed.testedBy as string]).toBe('function');
+		}
+		// The action node writes its list out (n8n's lint reads literals); apart from testedBy it is the trigger's.
+		const trigger = nodeClasses['n8n-nodes-job-execution.jobExecutionTrigger'];
+		expect(action.description.credentials?.map((listed) => ({ ...listed, testedBy: undefined }))).toEqual(trigger.description.credentials?.map((listed) => ({ ...listed, testedBy: undefined })));
 	});
-	return { sent, status: response.status, data: response.data };
-}
+});
 
-describe('credential tests', () => {
-	let fx: Fixture;
+describe.each(KINDS)('the %s credential test', (kind) => {
+	let service: Awaited<ReturnType<typeof startReferenceServer>>;
 	beforeAll(async () => {
-		fx = await startFixture('native');
+		service = await startReferenceServer({
+			port: 0,
+			catalog: CATALOG,
+			relayApiKey: RELAY_KEY,
+			userApiKey: USER_KEY,
+			nativeAuth: kind === 'relay' ? NATIVE_AUTH.bearer : NATIVE_AUTH[kind],
+		});
 	});
 	afterAll(async () => {
-		await fx.server.close();
+		await service.close();
+	});
+	const field = kind === 'relay' ? 'Relay URL' : 'Base URL';
+	const suffix = kind === 'relay' ? '/call' : '/api/v1';
+
+	test.each(['URL', 'URL/', `URL${'SUFFIX'}`, '  URL/  '])('passes with the address written as %j', async (form) => {
+		const url = form.replace('URL', service.url).replace('SUFFIX', suffix);
+		const result = await testCredentialAsN8nDoes(typeOf(kind), credentialOf(kind, url));
+		expect(result).toEqual({ status: 'OK', message: `Connection successful: the Job Execution Service at ${new URL(service.url).host} listed its active jobs` });
 	});
 
-	test.each([`URL`, `URL/`, `URL/api/v1`, `  URL/api/v1/  `])('native test passes with base URL %j', async (form) => {
-		const result = await runCredentialTest('jobExecutionApi', {
-			baseUrl: form.replace('URL', fx.server.url),
-			authType: 'bearerToken',
-			token: NATIVE_TOKEN,
-		});
-		expect(result.sent.baseURL).toBe(fx.server.url);
-		expect(result.status).toBe(200);
-		expect(Array.isArray(result.data)).toBe(true);
+	test('wrong keys: the message names the fields to check', async () => {
+		const credential = credentialOf(kind, service.url, true);
+		const result = await testCredentialAsN8nDoes(typeOf(kind), credential);
+		const keys = { bearer: 'the Token', basic: 'the User and the Password', header: 'the Header Name and the Header Value', relay: 'the Relay API Key and the User API Key' }[kind];
+		expect(result).toEqual({ status: 'Error', message: `The service at ${new URL(service.url).host} refused the credentials (HTTP 401). Check ${keys}.` });
+		expectNoKey(result.message, credential);
 	});
 
-	test('native test fails with a wrong token', async () => {
-		const result = await runCredentialTest('jobExecutionApi', { baseUrl: fx.server.url, authType: 'bearerToken', token: 'nope' });
-		expect(result.status).toBe(401);
+	test('a 307 to another origin: not followed, no key reaches it, and the message names the URL field', async () => {
+		const elsewhere = await startRecorder();
+		const redirecting = await startHostileServer(() => ({ kind: 'redirect', status: 307, location: `${elsewhere.url}/api/v1/jobs?filter=active` }));
+		try {
+			const credential = credentialOf(kind, redirecting.url);
+			const result = await testCredentialAsN8nDoes(typeOf(kind), credential);
+			expect(redirecting.requests).toHaveLength(1);
+			expect(elsewhere.requests).toHaveLength(0);
+			expect(result.status).toBe('Error');
+			expect(result.message).toContain(`with a redirect (HTTP 307) to ${elsewhere.host}: not followed, the keys were not sent there`);
+			expect(result.message).toContain(`Check the ${field}`);
+			expectNoKey(result.message, credential);
+		} finally {
+			await Promise.all([elsewhere.close(), redirecting.close()]);
+		}
+	});
+});
+
+describe('wrong addresses and other services', () => {
+	let servers: Listener[] = [];
+	// Reads are retried on network failures and unreadable answers; short delays keep these tests quick.
+	const savedDelays = transportTiming.retryDelaysMs;
+	beforeAll(() => {
+		transportTiming.retryDelaysMs = [10, 10, 10];
+	});
+	afterAll(() => {
+		transportTiming.retryDelaysMs = savedDelays;
+	});
+	afterEach(async () => {
+		await Promise.all(servers.map((server) => server.close()));
+		servers = [];
+	});
+	const started = async (...args: Parameters<typeof startHostileServer>) => {
+		const server = await startHostileServer(...args);
+		servers.push(server);
+		return server;
+	};
+
+	test.each(['bearer', 'relay'] as const)('%s: nothing listening: "Cannot reach", and the URL field to check', async (kind) => {
+		const closed = await started(() => ({ kind: 'json', body: [] }));
+		await closed.close();
+		servers = [];
+		const result = await testCredentialAsN8nDoes(typeOf(kind), credentialOf(kind, closed.url));
+		const field = kind === 'relay' ? 'Relay URL' : 'Base URL';
+		expect(result).toEqual({ status: 'Error', message: `Cannot reach ${closed.host} (ECONNREFUSED). Check the ${field} (with http:// or https://) and that the service is running.` });
 	});
 
-	test('relay test passes with the right keys and fails with a wrong one', async () => {
-		const good = await runCredentialTest('jobExecutionRelayApi', { relayUrl: `${fx.server.url}/`, apiKey: RELAY_KEY, userApiKey: USER_KEY });
-		expect(good.status).toBe(200);
-		expect(good.sent.url).toBe('/call/status');
-		expect(good.sent.headers).toMatchObject({ endpoint: '/api/v1/jobs?filter=active', method: 'GET', apiKey: RELAY_KEY, 'user-api-key': USER_KEY });
-		const bad = await runCredentialTest('jobExecutionRelayApi', { relayUrl: fx.server.url, apiKey: RELAY_KEY, userApiKey: 'wrong' });
-		expect(bad.status).toBe(401);
+	test.each(['bearer', 'relay'] as const)('%s: not a URL: the field and the form it needs', async (kind) => {
+		const result = await testCredentialAsN8nDoes(typeOf(kind), credentialOf(kind, 'jobs.example'));
+		const field = kind === 'relay' ? 'Relay URL' : 'Base URL';
+		expect(result).toEqual({ status: 'Error', message: `The credential's ${field} "jobs.example" is not a valid URL: it must start with http:// or https://` });
 	});
 
-	test('native authenticate: basic auth and custom header', async () => {
+	test.each(['bearer', 'relay'] as const)('%s: an address without the service (404): the URL field and its form', async (kind) => {
+		const other = await started(() => ({ kind: 'json', status: 404, body: { message: 'Cannot GET' } }));
+		const result = await testCredentialAsN8nDoes(typeOf(kind), credentialOf(kind, other.url));
+		expect(result.status).toBe('Error');
+		expect(result.message).toBe(
+			kind === 'relay'
+				? `${other.host} has no Job Execution Service at this address (HTTP 404). Check the Relay URL: the relay address, without /call.`
+				: `${other.host} has no Job Execution Service at this address (HTTP 404). Check the Base URL: the service address, without /api/v1.`,
+		);
+	});
+
+	test.each([
+		['bearer', 'an HTML page'],
+		['relay', 'an HTML page'],
+		['bearer', 'JSON that is not a job list'],
+		['relay', 'JSON that is not a job list'],
+	] as const)('%s: another service answering 200 with %s: "not a Job Execution Service"', async (kind, what) => {
+		const other = await started(() => (what === 'an HTML page' ? { kind: 'raw', text: '<html><body>Welcome</body></html>' } : { kind: 'json', body: { status: 'ok' } }));
+		const result = await testCredentialAsN8nDoes(typeOf(kind), credentialOf(kind, other.url));
+		const field = kind === 'relay' ? 'Relay URL' : 'Base URL';
+		expect(result).toEqual({ status: 'Error', message: `${other.host} answered, but not as a Job Execution Service: its answer to the active job list is not a job list. Check the ${field}.` });
+	});
+
+	test('a service that never finishes its answer: the test ends by the transport deadline', async () => {
+		const dripping = await started(() => ({ kind: 'drip' }));
+		const saved = { ...transportTiming };
+		Object.assign(transportTiming, { attemptMs: 400, callMs: 800, retryDelaysMs: [50] });
+		try {
+			const began = Date.now();
+			const result = await testCredentialAsN8nDoes('jobExecutionApi', credentialOf('bearer', dripping.url));
+			expect(Date.now() - began).toBeLessThan(3000);
+			expect(result.status).toBe('Error');
+			expect(result.message).toMatch(/^No complete answer from the service at .* within [\d.]+ s\. Check the Base URL/);
+		} finally {
+			Object.assign(transportTiming, saved);
+		}
+	});
+});
+
+describe('the credentials sign requests as before', () => {
+	test('native: bearer, basic, custom header, none; relay: both keys', async () => {
 		const api = credentialTypes.jobExecutionApi.authenticate as (c: ICredentialDataDecryptedObject, r: IHttpRequestOptions) => Promise<IHttpRequestOptions>;
+		expect((await api({ authType: 'bearerToken', token: 't0k3n' }, { url: '/x' })).headers).toEqual({ Authorization: 'Bearer t0k3n' });
 		const basic = await api({ authType: 'basicAuth', user: 'u', password: 'p' }, { url: '/x' });
 		expect(basic.auth).toEqual({ username: 'u', password: 'p' });
 		const header = await api({ authType: 'headerAuth', headerName: 'X-Key', headerSecret: 's3', ignoreSslIssues: true }, { url: '/x' });
@@ -85,5 +193,11 @@ describe('credential tests', () => {
 		expect(header.skipSslCertificateValidation).toBe(true);
 		const none = await api({ authType: 'none' }, { url: '/x', headers: { a: '1' } });
 		expect(none.headers).toEqual({ a: '1' });
+		const relay = credentialTypes.jobExecutionRelayApi.authenticate as typeof api;
+		expect((await relay({ apiKey: 'k1', userApiKey: 'k2' }, { url: '/call/status', headers: { endpoint: '/api/v1/jobs' } })).headers).toEqual({
+			endpoint: '/api/v1/jobs',
+			apiKey: 'k1',
+			'user-api-key': 'k2',
+		});
 	});
 });

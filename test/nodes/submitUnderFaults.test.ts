@@ -5,7 +5,7 @@
  */
 import type { Fault } from '../../server';
 import { runActionNode } from '../../testkit/engine';
-import { INTERFACES, NATIVE_TOKEN, RELAY_KEY, SALES, startFixture, USER_KEY } from '../../testkit/fixtures';
+import { advanceWhileWaiting, INTERFACES, NATIVE_TOKEN, RELAY_KEY, SALES, startFixture, USER_KEY } from '../../testkit/fixtures';
 import type { Fixture, Interface } from '../../testkit/fixtures';
 import { expectNoSecrets } from '../../testkit/secrets';
 
@@ -150,5 +150,125 @@ describe.each(INTERFACES)('submit and wait, when the wait fails after the job wa
 		expect(result.json[0].description).toContain(`Job ${job.id} was submitted`);
 		expect(result.json[0].description).toMatch(/do not submit it again/);
 		expectNoSecrets(result, { [fx.authentication]: fx.credentials[fx.authentication] });
+	});
+});
+
+/**
+ * n8n's Retry On Fail runs the whole node again with the same items (WorkflowExecute's retry loop in n8n-core
+ * dist/execution-engine/workflow-execute.js: the node's tries, and with Continue On Fail another try whenever the
+ * first output item carries json.error). Run here through that very loop, against the reference server, which
+ * counts what reaches it: within one execution an item whose job was created is never submitted again, and a
+ * submission whose outcome is unknown is not resent.
+ */
+describe.each(INTERFACES)("Submit under n8n's Retry On Fail (%s)", (kind: Interface) => {
+	let fx: Fixture;
+	afterEach(async () => {
+		await fx.server.close();
+	});
+	const submits = () => Object.entries(fx.server.stats.byRoute).reduce((sum, [route, count]) => sum + (route.startsWith('POST') ? count : 0), 0);
+	const jobsPerItem = () => {
+		const perItem = Array.from({ length: ITEMS }, () => 0);
+		for (const job of fx.server.store.all()) perItem[Number(job.parameters[0].value)]++;
+		return perItem;
+	};
+	const run = (extra: Partial<Parameters<typeof runActionNode>[0]> = {}) =>
+		runActionNode({
+			credentials: fx.credentials,
+			items: Array.from({ length: ITEMS }, (_, n) => ({ n })),
+			retryOnFail: true,
+			maxTries: 3,
+			waitBetweenTries: 10,
+			parameters: {
+				authentication: fx.authentication,
+				resource: 'job',
+				operation: 'submit',
+				...fx.flow(SALES),
+				runProfileName: 'default',
+				parameters: { parameter: [{ name: 'item', type: 'integer', value: '={{ $json.n }}' }] },
+			},
+			...extra,
+		});
+	// The fault hits every try's third submission (the item that failed, if it is sent again).
+	const everyThirdSubmit = (fault: Fault, tries = 3) => Array.from({ length: tries }, () => ({ ...fault, method: 'POST' as const, skip: 2 }));
+
+	test('item 3 answered 503 on every try: items 1 and 2 are submitted once; item 3 is not resent, and the error says so', async () => {
+		fx = await startFixture(kind);
+		fx.server.faults.inject(everyThirdSubmit({ kind: 'status', status: 503 }));
+		const result = await run();
+		table.push(`| Retry On Fail, item 3 503 (${kind}) | ${jobsPerItem().join('/')} | ${submits()} submissions | ${result.error?.message} |`);
+		expect(jobsPerItem()).toEqual([1, 1, 0]);
+		expect(submits()).toBe(3);
+		expect(result.error?.message).toBe("Item 3 was not submitted again on n8n's retry: its first submission may have created a job");
+		expect(result.error?.description).toMatch(/^The first try failed with: The service failed \(HTTP 503\)/);
+		expect(result.error?.description).toContain('check the job list');
+		// The two jobs that exist are named, though the node outputs nothing.
+		for (const job of fx.server.store.all()) expect(result.error?.description).toContain(job.id);
+		expectNoSecrets(result, { [fx.authentication]: fx.credentials[fx.authentication] });
+	});
+
+	test('item 3 answered 429 once (nothing created): the retry submits item 3 only, and the output holds each first job', async () => {
+		fx = await startFixture(kind);
+		fx.server.faults.inject(everyThirdSubmit({ kind: 'status', status: 429 }, 1));
+		const result = await run();
+		expect(result.error).toBeUndefined();
+		expect(jobsPerItem()).toEqual([1, 1, 1]);
+		expect(submits()).toBe(4);
+		const ids = fx.server.store.all().sort((a, b) => Number(a.parameters[0].value) - Number(b.parameters[0].value)).map((job) => job.id);
+		expect(result.json.map((json) => json.jobId)).toEqual(ids);
+		expect(result.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+	});
+
+	test("item 3's answer dropped after the job was created: not resent, the job is not duplicated", async () => {
+		fx = await startFixture(kind);
+		fx.server.faults.inject(everyThirdSubmit({ kind: 'drop', after: true }, 1));
+		const result = await run();
+		expect(jobsPerItem()).toEqual([1, 1, 1]);
+		expect(submits()).toBe(3);
+		expect(result.error?.message).toMatch(/^Item 3 was not submitted again/);
+	});
+
+	test('Continue On Fail, item 1 refused on every try: items 2 and 3 are submitted once and keep their first jobs', async () => {
+		fx = await startFixture(kind);
+		// Try 1 sends items 1-3 (item 1 refused); tries 2 and 3 send item 1 only.
+		fx.server.faults.inject([0, 2, 0].map((skip) => ({ kind: 'bareString' as const, status: 400, text: 'flow is locked', method: 'POST' as const, skip })));
+		const result = await run({ onError: 'continueRegularOutput' });
+		table.push(`| Retry On Fail + Continue On Fail, item 1 refused (${kind}) | ${jobsPerItem().join('/')} | ${submits()} submissions | ${String(result.json[0].error)} |`);
+		expect(jobsPerItem()).toEqual([0, 1, 1]);
+		// Item 1 is sent on each of the 3 tries (it was refused, so nothing exists); items 2 and 3 once.
+		expect(submits()).toBe(5);
+		expect(result.json[0].error).toBe('Bad request: flow is locked');
+		const ids = fx.server.store.all().sort((a, b) => Number(a.parameters[0].value) - Number(b.parameters[0].value)).map((job) => job.id);
+		expect(result.json.slice(1).map((json) => json.jobId)).toEqual(ids);
+	});
+
+	test('Continue On Fail, item 1 refused once: the retry submits item 1 and the others keep their jobs', async () => {
+		fx = await startFixture(kind);
+		fx.server.faults.inject({ kind: 'bareString', status: 400, text: 'flow is locked', method: 'POST' });
+		const result = await run({ onError: 'continueRegularOutput' });
+		expect(jobsPerItem()).toEqual([1, 1, 1]);
+		expect(submits()).toBe(4);
+		expect(result.json.every((json) => typeof json.jobId === 'string' && json.error === undefined)).toBe(true);
+	});
+
+	test('Submit and wait: a retry waits for the job the first try created instead of submitting it again', async () => {
+		fx = await startFixture(kind);
+		fx.server.faults.inject(everyThirdSubmit({ kind: 'status', status: 429 }, 1));
+		const stop = advanceWhileWaiting(fx.clock, 1000);
+		try {
+			const result = await run({ parameters: { authentication: fx.authentication, resource: 'job', operation: 'submit', ...fx.flow(SALES), runProfileName: 'default', parameters: { parameter: [{ name: 'item', type: 'integer', value: '={{ $json.n }}' }] }, waitForCompletion: true, waitSettings: { pollInterval: 1, timeout: 30 } } });
+			expect(result.error).toBeUndefined();
+			expect(jobsPerItem()).toEqual([1, 1, 1]);
+			expect(result.json.map((json) => json.executionStatus)).toEqual(['COMPLETED', 'COMPLETED', 'COMPLETED']);
+		} finally {
+			stop();
+		}
+	});
+
+	test('a new execution with equal items is new work: it submits again (the memory is per execution)', async () => {
+		fx = await startFixture(kind);
+		await run();
+		await run();
+		expect(jobsPerItem()).toEqual([2, 2, 2]);
+		expect(submits()).toBe(6);
 	});
 });

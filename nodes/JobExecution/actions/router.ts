@@ -5,6 +5,7 @@ import type { CredentialType, ResolvedConnection } from '../../shared/transport'
 import { getConnection } from '../../shared/transport';
 import { settle } from '../../shared/settle';
 import type { Settled } from '../../shared/settle';
+import { submittedJobIds } from '../helpers/submittedJobs';
 import * as flow from './flow/Flow.resource';
 import * as job from './job/Job.resource';
 
@@ -62,7 +63,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		}
 		// Items start in order and stop starting after a failure, so every item before the first failure ran.
 		const error = asNodeError(this, outcome.error, itemIndex);
-		if (!continueOnFail) throw error;
+		if (!continueOnFail) throw operationName === 'submit' ? withSubmittedJobs(error, outcomes) : error;
 		output.push({ json: errorJson(error), pairedItem: { item: itemIndex } });
 	}
 	return [output];
@@ -83,6 +84,16 @@ async function inItemOrder(
 		while (next < count && !stop()) await run(next++);
 	};
 	await Promise.all(Array.from({ length: Math.min(limit, count) }, worker));
+}
+
+/** Jobs of other items exist although the node fails and outputs nothing: the error names them. */
+function withSubmittedJobs<E extends NodeApiError | NodeOperationError>(error: E, outcomes: Array<Settled<IDataObject | IDataObject[]>>): E {
+	const ids = submittedJobIds(outcomes.map((outcome) => (outcome?.ok ? outcome.value : undefined)));
+	if (ids.length === 0) return error;
+	const shown = ids.slice(0, 5).join(', ') + (ids.length > 5 ? ` and ${ids.length - 5} more` : '');
+	const note = `Other items were submitted before the node failed: ${ids.length === 1 ? 'job' : `${ids.length} jobs`} ${shown}. Retry On Fail returns these jobs instead of submitting them again.`;
+	error.description = error.description ? `${error.description} ${note}` : note;
+	return error;
 }
 
 /** Every failure leaves the node as an n8n error that knows its item. */

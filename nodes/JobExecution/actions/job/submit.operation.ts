@@ -10,7 +10,9 @@ import { settle } from '../../../shared/settle';
 import { checkJobOutcome, readWaitSettings, waitForJob } from '../../helpers/waitForJob';
 import type { ApiCall, ResolvedConnection } from '../../../shared/transport';
 import { apiRequest, flowNavigationUrl, isUuid, jobIdProblem, NATIVE_CREDENTIAL, RELAY_CREDENTIAL, submitCall } from '../../../shared/transport';
-import { toNodeApiError } from '../../../shared/transport/errors';
+import { MAY_HAVE_ACCEPTED, toNodeApiError } from '../../../shared/transport/errors';
+import { notResentText, submitSlot } from '../../helpers/submittedJobs';
+import type { SubmitRecord, SubmitSlot } from '../../helpers/submittedJobs';
 import { flowFileNameField, outputOptionsCollection, waitSettingFields } from '../../../shared/descriptions';
 
 const properties: INodeProperties[] = [
@@ -158,13 +160,10 @@ export async function execute(
 
 	const body: IDataObject = { [flowKey]: flow, runProfileName, notificationEnabled };
 	if (parameters.length > 0) body.parameters = parameters as unknown as IDataObject[];
-	const call: ApiCall = submitCall(body);
-	const { statusCode, body: answer } = await apiRequest.call(this, connection, call, { itemIndex });
-	const jobId = jobIdFromAnswer(answer);
-	if (!jobId) {
-		const failure = { kind: 'unreadable', statusCode, problem: 'has no usable job ID' } as const;
-		throw toNodeApiError(this.getNode(), failure, call, connection, connection.secrets, itemIndex);
-	}
+	// n8n's Retry On Fail runs the node again with the same items: an item whose job exists is never sent again.
+	const slot = submitSlot(this, itemIndex);
+	if (slot.previous?.kind === 'submitted' && slot.previous.output) return slot.previous.output;
+	const jobId = slot.previous ? jobOfEarlierTry(this, slot.previous, itemIndex) : await submitOnce(this, connection, body, slot, itemIndex);
 
 	if (waitSettings) {
 		const waited = await settle(waitForJob.call(this, connection, jobId, waitSettings, itemIndex, { readFirst: false }));
@@ -176,7 +175,53 @@ export async function execute(
 	if (connection.credentialType === NATIVE_CREDENTIAL) {
 		output.navigationUrl = flowNavigationUrl(connection.baseUrl, { flowFileName: flow, runProfile: runProfileName });
 	}
+	slot.record({ kind: 'submitted', jobId, output });
 	return output;
+}
+
+/** Sends the submission once, and remembers a created job, or a submission whose outcome is unknown. */
+async function submitOnce(
+	context: IExecuteFunctions,
+	connection: ResolvedConnection,
+	body: IDataObject,
+	slot: SubmitSlot,
+	itemIndex: number,
+): Promise<string> {
+	const call: ApiCall = submitCall(body);
+	const sent = await settle(apiRequest.call(context, connection, call, { itemIndex }));
+	if (!sent.ok) {
+		if (mayHaveCreatedJob(sent.error)) slot.record(unknownOutcome(sent.error));
+		throw sent.error;
+	}
+	const jobId = jobIdFromAnswer(sent.value.body);
+	if (!jobId) {
+		const failure = { kind: 'unreadable', statusCode: sent.value.statusCode, problem: 'has no usable job ID' } as const;
+		const error = toNodeApiError(context.getNode(), failure, call, connection, connection.secrets, itemIndex);
+		slot.record(unknownOutcome(error));
+		throw error;
+	}
+	slot.record({ kind: 'submitted', jobId });
+	return jobId;
+}
+
+/** Every transport error of a submit whose job may exist says MAY_HAVE_ACCEPTED (transport/errors.ts). */
+function mayHaveCreatedJob(error: unknown): error is NodeApiError {
+	return error instanceof NodeApiError && (error.description ?? '').includes(MAY_HAVE_ACCEPTED);
+}
+
+function unknownOutcome(error: NodeApiError): SubmitRecord {
+	return { kind: 'unknown', message: error.message, description: error.description ?? undefined, httpCode: error.httpCode ?? undefined };
+}
+
+/** On a retry: the job the first try created, or an error when that try's outcome is unknown. */
+function jobOfEarlierTry(context: IExecuteFunctions, previous: SubmitRecord, itemIndex: number): string {
+	if (previous.kind === 'submitted') return previous.jobId;
+	const { message, description } = notResentText(previous, itemIndex);
+	const httpCode = previous.httpCode;
+	const error = new NodeApiError(context.getNode(), { message, httpCode: httpCode ?? null }, { message, description, httpCode, itemIndex });
+	// NodeApiError swaps the message of well-known codes for a generic one; this one says what happened.
+	error.message = message;
+	throw error;
 }
 
 /** The job exists, only the wait failed: the error must say so, or the item looks failed and gets submitted again. */

@@ -1,0 +1,34 @@
+import type { ICredentialDataDecryptedObject, IHttpRequestOptions } from 'n8n-workflow';
+
+import { RELAY_CREDENTIAL } from './transport/requestBuilders';
+
+/**
+ * How each credential signs a request: the credentials' own `authenticate` (what n8n calls for every node request)
+ * and the credential test (which n8n gives no authenticated helper) both use this one function.
+ */
+export function authenticateRequest(
+	credentialType: string,
+	credentials: ICredentialDataDecryptedObject,
+	requestOptions: IHttpRequestOptions,
+): IHttpRequestOptions {
+	const headers = { ...(requestOptions.headers ?? {}) };
+	const authenticated: IHttpRequestOptions = { ...requestOptions, headers };
+	if (credentialType === RELAY_CREDENTIAL) {
+		headers.apiKey = String(credentials.apiKey ?? '');
+		headers['user-api-key'] = String(credentials.userApiKey ?? '');
+	} else {
+		switch (credentials.authType) {
+			case 'bearerToken':
+				headers.Authorization = `Bearer ${String(credentials.token ?? '')}`;
+				break;
+			case 'basicAuth':
+				authenticated.auth = { username: String(credentials.user ?? ''), password: String(credentials.password ?? '') };
+				break;
+			case 'headerAuth':
+				if (credentials.headerName) headers[String(credentials.headerName)] = String(credentials.headerSecret ?? '');
+				break;
+		}
+	}
+	if (credentials.ignoreSslIssues === true) authenticated.skipSslCertificateValidation = true;
+	return authenticated;
+}
