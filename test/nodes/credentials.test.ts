@@ -7,7 +7,7 @@
 import type { ICredentialDataDecryptedObject, IHttpRequestOptions } from 'n8n-workflow';
 
 import { startReferenceServer } from '../../server';
-import type { NativeAuth } from '../../server/routing';
+import type { NativeAuth } from '../../server';
 import { credentialTypes, nodeClasses, testCredentialAsN8nDoes } from '../../testkit/engine';
 import { CATALOG, NATIVE_TOKEN, RELAY_KEY, USER_KEY } from '../../testkit/fixtures';
 import { startHostileServer, startRecorder } from '../../testkit/hostileServer';
