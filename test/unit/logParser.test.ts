@@ -465,3 +465,62 @@ describe('parseRuntimeSeconds', () => {
 		expect(parseRuntimeSeconds(text)).toBe(expected);
 	});
 });
+
+/** Shortest wall time of `runs` calls (ms), after one warm-up call: the least disturbed by other work on the machine. */
+function fastestMs(fn: () => unknown, runs = 7): number {
+	fn();
+	let fastest = Infinity;
+	for (let i = 0; i < runs; i++) {
+		const start = process.hrtime.bigint();
+		fn();
+		fastest = Math.min(fastest, Number(process.hrtime.bigint() - start) / 1e6);
+	}
+	return fastest;
+}
+
+/**
+ * Adversarial logs of issue 20, at size n and 8n: linear code takes about 8 times as long, quadratic code 64 times
+ * (and, at these sizes, seconds to minutes: the code before the fix fails here by ratio or by the test's time-out).
+ * The bound (24) is a growth ratio, not a clock: a slow machine slows both sizes alike.
+ */
+describe('linear in the input, whatever the service writes into a log', () => {
+	const ENTRY = '2026-01-05 09:00:00 [w] PERFORMANCE ';
+	const adversarial: Array<[string, (n: number) => string, (log: string) => unknown]> = [
+		// A performance line padded with blanks after its number: the old tail (`[ \t]*…\s*$`) split the blanks every way.
+		['performance lines padded with n blanks', (n) => `${ENTRY}Node n1 (x): elapsed 0.25${' '.repeat(n)}x\n`.repeat(50), parseJobLog],
+		['n lines opening a thread without "]" (the "is parsable" check)', (n) => '2026-01-05 09:00:00 [x\n'.repeat(n), isParsableLog],
+		['the same, parsed', (n) => '2026-01-05 09:00:00 [x\n'.repeat(n), parseJobLog],
+		['a node name of n "): " (the first "): elapsed " ends it)', (n) => `${ENTRY}Node n1 (${'): '.repeat(n)}): elapsed 1 s\n`, parseJobLog],
+		['n blanks between every field', (n) => `2026-01-05 09:00:00${' '.repeat(n)}[m]${' '.repeat(n)}INFO${' '.repeat(n)}Job a finished with status ${' '.repeat(n)}x\n`, parseJobLog],
+		['a step failure with n blanks', (n) => `2026-01-05 09:00:00 [m] INFO Step${' '.repeat(n)}1${' '.repeat(n)}failed:${' '.repeat(n)}x\n`, parseJobLog],
+	];
+
+	it.each(adversarial)('%s: 8 times the input takes at most 24 times as long', (_name, build, run) => {
+		const small = build(24_000);
+		const large = build(192_000);
+		const ratio = fastestMs(() => run(large)) / Math.max(fastestMs(() => run(small)), 0.05);
+		expect(ratio).toBeLessThan(24);
+	});
+
+	it('a 10 MB log of padded and unclosed lines parses in time linear in its size (10 MB vs 1.25 MB), every line kept', () => {
+		const unit = `${ENTRY}Node n1 (x): elapsed 0.25${' '.repeat(4000)}x\n2026-01-05 09:00:00 [x\n`;
+		const large = unit.repeat(Math.ceil(10_000_000 / unit.length));
+		const small = unit.repeat(Math.ceil(1_250_000 / unit.length));
+		expect(large.length).toBeGreaterThan(10_000_000);
+		const ratio = fastestMs(() => parseJobLog(large), 3) / fastestMs(() => parseJobLog(small), 3);
+		expect(ratio).toBeLessThan(24);
+		const parsed = parseJobLog(large);
+		expect(linesOut(parsed)).toBe(linesIn(large));
+		expect(parsed.nodePerformance).toHaveLength(0);
+	});
+
+	it('reads what it should on the padded shapes (the linear code is not a code that reads nothing)', () => {
+		const padded = `${ENTRY}Node n1 (Read (all)): elapsed 0.25 seconds, rows 10, 40 rows/s${' '.repeat(10_000)}\n`;
+		expect(parseJobLog(padded).nodePerformance).toEqual([{ nodeId: 'n1', node: 'Read (all)', elapsedSeconds: 0.25, rows: 10, rowsPerSecond: 40 }]);
+		expect(parseJobLog(`${ENTRY}Node n1 (x): elapsed 0.25${' '.repeat(10_000)}x`).nodePerformance).toEqual([]);
+		expect(isParsableLog(`${'2026-01-05 09:00:00 [x\n'.repeat(1000)}2026-01-05 09:00:00 [m] INFO ok`)).toBe(true);
+		expect(isParsableLog('2026-01-05 09:00:00 [x\n'.repeat(1000))).toBe(false);
+		// A thread never spans lines: "[" on one line and "]" on the next is no entry.
+		expect(isParsableLog('2026-01-05 09:00:00 [x\n] INFO y')).toBe(false);
+	});
+});
