@@ -200,17 +200,18 @@ function gzipMember(text: string): Buffer {
  * A finished job whose `log` is `mib` MiB of one letter, as multi-member gzip: one compressed MiB repeated, so the
  * bomb is built in milliseconds and is about 1 KiB per MiB on the wire.
  */
-export function gzipJobWithLog(id: string, mib: number, status = 'COMPLETED'): Buffer {
-	const head = JSON.stringify({ ...jobStatus(id, status, { start: 1767603600000, end: 1767603660000 }), log: '' }).slice(0, -2);
+export function gzipJobWithLog(id: string, mib: number, options: { asList?: boolean } = {}): Buffer {
+	const head = JSON.stringify({ ...jobStatus(id, 'COMPLETED', { start: 1767603600000, end: 1767603660000 }), log: '' }).slice(0, -2);
 	const block = gzipMember('A'.repeat(MiB));
-	return Buffer.concat([gzipMember(head), ...Array.from({ length: mib }, () => block), gzipMember('"}')]);
+	const [open, close] = options.asList ? ['[', ']'] : ['', ''];
+	return Buffer.concat([gzipMember(open + head), ...Array.from({ length: mib }, () => block), gzipMember(`"}${close}`)]);
 }
 
 /** A list of `count` small jobs, gzip (the ids differ, so this one is really compressed). */
 export function gzipJobList(count: number): Buffer {
 	const parts: string[] = [];
 	for (let i = 0; i < count; i++) parts.push(`{"id":"j${i}","executionStatus":"RUNNING","flowName":"sales","runProfileName":"default"}`);
-	return gzipSync(Buffer.from(`[${parts.join(',')}]`), { level: 9 });
+	return gzipSync(Buffer.from(`[${parts.join(',')}]`), { level: 1 });
 }
 
 /** A job whose `extra` field is nested `depth` arrays deep (compressed: it is a few hundred KB as text). */
