@@ -350,7 +350,7 @@ describe('the trigger against lists far over the 100 the service promises', () =
 		const server = await hostile((request) => ({ kind: 'raw', text: request.target.endsWith('filter=active') ? active : '[]' }));
 		const poller = createPoller(parameters('trigger', variant), credentialsFor(server.url)[variant]);
 		const before = JSON.stringify(poller.storedState());
-		await expect(poller.poll()).rejects.toThrow(`The service's answer is larger than 16 MiB (HTTP 200)`);
+		await expect(poller.poll()).rejects.toThrow(`The service's answer is larger than 8 MiB (HTTP 200)`);
 		expect(server.requests).toHaveLength(1);
 		expect(JSON.stringify(poller.storedState())).toBe(before);
 		figures.runs++;
@@ -421,7 +421,7 @@ describe('answers beyond the bounds: bytes, values, nesting, items, log size', (
 				const server = await hostile(() => answer);
 				const outcome = await run(server.url);
 				figures.runs++;
-				const cap = ['getMany', 'trigger', 'listSearch'].includes(target) ? '16 MiB' : '4 MiB';
+				const cap = ['getMany', 'trigger', 'listSearch'].includes(target) ? '8 MiB' : '4 MiB';
 				expect({ target, message: outcome.message }).toEqual({ target, message: `The service's answer is larger than ${cap} (HTTP 200): not read further` });
 				expect(outcome.description).toContain('It was not retried');
 				expect(server.requests).toHaveLength(1);

@@ -56,5 +56,5 @@ test('br, gzip and multi-member gzip bombs: the child survives under its heap ca
 	expect(br.wireBytes).toBeLessThan(2048);
 	expect(br.error).toBe("The service's answer is larger than 4 MiB (HTTP 200): not read further");
 	expect(gzipLog.error).toBe("The service's answer is larger than 4 MiB (HTTP 200): not read further");
-	expect(gzipList.error).toBe("The service's answer is larger than 16 MiB (HTTP 200): not read further");
+	expect(gzipList.error).toBe("The service's answer is larger than 8 MiB (HTTP 200): not read further");
 }, 90_000);

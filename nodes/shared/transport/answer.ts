@@ -15,7 +15,7 @@ const MiB = 1024 * 1024;
 /** Decoded bytes of one job's answer (a read, a status, a submit): a whole job with its log fits many times. */
 export const MAX_JOB_ANSWER_BYTES = 4 * MiB;
 /** Decoded bytes of a job list (100 jobs with their logs, as the spec promises); list search and credential test too. */
-export const MAX_LIST_ANSWER_BYTES = 16 * MiB;
+export const MAX_LIST_ANSWER_BYTES = 8 * MiB;
 /** Bytes of an error answer that are read for its message; the rest is dropped (the status says enough). */
 export const MAX_ERROR_ANSWER_BYTES = 64 * 1024;
 /**
@@ -114,23 +114,30 @@ const COLON = 58;
 const QUOTE = 34;
 const BACKSLASH = 92;
 
+/** Index of the quote closing the string whose opening quote is at `open` (indexOf, then escapes counted), or -1. */
+function stringEnd(text: string, open: number): number {
+	for (let quote = text.indexOf('"', open + 1); quote !== -1; quote = text.indexOf('"', quote + 1)) {
+		let slashes = 0;
+		for (let i = quote - 1; i > open && text.charCodeAt(i) === BACKSLASH; i--) slashes++;
+		if (slashes % 2 === 0) return quote;
+	}
+	return -1;
+}
+
 /**
- * Why a JSON text is beyond the bounds (too deep, too many values), or null. One pass over the characters, no
- * recursion: it runs before JSON.parse, so a 200,000-deep or million-value answer is never built.
+ * Why a JSON text is beyond the bounds (too deep, too many values), or null. One pass, no recursion, jumping over
+ * strings with indexOf: it runs before JSON.parse, so a 200,000-deep or million-value answer is never built.
  */
 export function jsonShapeProblem(text: string): string | null {
 	let depth = 0;
 	let values = 0;
-	let inString = false;
 	for (let i = 0; i < text.length; i++) {
 		const c = text.charCodeAt(i);
-		if (inString) {
-			if (c === BACKSLASH) i++;
-			else if (c === QUOTE) inString = false;
-			continue;
-		}
-		if (c === QUOTE) inString = true;
-		else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+		if (c === QUOTE) {
+			const end = stringEnd(text, i);
+			if (end === -1) return null; // Unclosed: JSON.parse refuses it.
+			i = end;
+		} else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
 			if (++depth > MAX_ANSWER_DEPTH) return `is nested deeper than ${MAX_ANSWER_DEPTH} levels`;
 			values++;
 		} else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;

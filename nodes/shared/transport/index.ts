@@ -19,6 +19,7 @@ import {
 	readCapped,
 	sizeInWords,
 } from './answer';
+import type { ReadOutcome } from './answer';
 import type { Failure } from './errors';
 import { classifyFailure, parseRetryAfter, toNodeApiError } from './errors';
 import type { ApiCall, Connection, CredentialType } from './requestBuilders';
@@ -164,16 +165,6 @@ function cancelled(context: ApiContext): boolean {
 
 type Attempt = { response: ApiResponse; failure?: undefined } | { response?: undefined; failure: Failure };
 
-/** A failure while the body was read carries the status, so that decoding errors are told from network ones. */
-class BodyReadError extends Error {
-	constructor(
-		readonly cause: unknown,
-		readonly statusCode: number,
-	) {
-		super('the answer could not be read');
-	}
-}
-
 /** One exchange, never past `limitMs`: the request and the reading of its body race n8n's sleep; late, both stop. */
 async function attemptOnce(context: ApiContext, connection: ResolvedConnection, call: ApiCall, limitMs: number): Promise<Attempt> {
 	const stop = new AbortController();
@@ -203,17 +194,13 @@ async function attemptOnce(context: ApiContext, connection: ResolvedConnection, 
 	const first = await Promise.race([exchange, timer]);
 	stop.abort();
 	if (first === 'late' || first === 'stopped') return { failure: { kind: 'deadline', seconds: 0 } };
-	if (first.ok) return first.value;
-	const { error } = first;
-	return { failure: error instanceof BodyReadError ? networkFailure(error.cause, error.statusCode) : networkFailure(error) };
+	return first.ok ? first.value : { failure: networkFailure(first.error) };
 }
 
-async function readBody(response: IN8nHttpFullResponse, maxBytes: number, stop: AbortSignal) {
-	try {
-		return await readCapped(response.body, maxBytes, stop);
-	} catch (error) {
-		throw new BodyReadError(error, response.statusCode);
-	}
+/** The body within `maxBytes`; a failure while it is read carries the status, so decoding errors are told apart. */
+async function readBody(response: IN8nHttpFullResponse, maxBytes: number, stop: AbortSignal): Promise<ReadOutcome | { failure: Failure }> {
+	const read = await settle(readCapped(response.body, maxBytes, stop));
+	return read.ok ? read.value : { failure: networkFailure(read.error, response.statusCode) };
 }
 
 async function readResponse(response: IN8nHttpFullResponse, call: ApiCall, connection: ResolvedConnection, stop: AbortSignal): Promise<Attempt> {
@@ -226,12 +213,14 @@ async function readResponse(response: IN8nHttpFullResponse, call: ApiCall, conne
 	if (statusCode >= 200 && statusCode < 300) {
 		const cap = answerCap(call);
 		const read = await readBody(response, cap, stop);
+		if ('failure' in read) return { failure: read.failure };
 		if (read.tooLarge) return { failure: { kind: 'oversized', statusCode, problem: `is larger than ${sizeInWords(cap)}` } };
 		const reading = await believe(read.text, contentType, statusCode, connection.secrets);
 		return reading.failure ? { failure: reading.failure } : { response: { statusCode, body: reading.body } };
 	}
-	// An error answer: its head is enough for a message (toNodeApiError redacts it).
+	// An error answer is read up to 64 KiB for its message (toNodeApiError redacts it); a longer one is dropped: the status says enough.
 	const read = await readBody(response, MAX_ERROR_ANSWER_BYTES, stop);
+	if ('failure' in read) return { failure: read.failure };
 	const text = read.text ?? '';
 	const body = parseBody(text, contentType);
 	const retryAfter = statusCode === 429 || statusCode === 503 ? parseRetryAfter(headerValue(response.headers, 'retry-after')) : undefined;
