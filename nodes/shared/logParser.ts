@@ -94,7 +94,8 @@ const CODE_BACKSLASH = 92; // \
 export const MAX_PARSED_LOG_CHARS = 1024 * 1024;
 
 // One line at a time (never `m` over the whole log): the thread may not hold a newline, so no match runs past its line.
-const ENTRY_START_RE = /^\uFEFF?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?[ \t]+\[[^\]\n]*\][ \t]+[A-Z]/;
+// Sticky, tried at each line start in place (no copy of the line).
+const ENTRY_START_RE = /\uFEFF?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?[ \t]+\[[^\]\n]*\][ \t]+[A-Z]/y;
 
 /** True for a string that contains at least one log entry line, i.e. parsing yields structure. Linear in the text. */
 export function isParsableLog(value: unknown): value is string {
@@ -104,7 +105,10 @@ export function isParsableLog(value: unknown): value is string {
 		if (end === -1) end = value.length;
 		const first = value.charCodeAt(start);
 		// Only lines starting with a digit (or the BOM) can be entries: the regex never runs on the others.
-		if (((first >= 48 && first <= 57) || first === 0xfeff) && ENTRY_START_RE.test(value.slice(start, end))) return true;
+		if ((first >= 48 && first <= 57) || first === 0xfeff) {
+			ENTRY_START_RE.lastIndex = start;
+			if (ENTRY_START_RE.test(value)) return true;
+		}
 		start = end + 1;
 	}
 	return false;
