@@ -10,7 +10,8 @@ import { performance } from 'perf_hooks';
 import type { AxiosInstance } from 'axios';
 
 import { secretForms } from '../../nodes/shared/redaction';
-import { cleanParsed, jsonShapeProblem, MAX_ANSWER_VALUES, MAX_JOB_ANSWER_BYTES, MAX_LIST_ANSWER_BYTES } from '../../nodes/shared/transport/answer';
+import { believe } from '../../nodes/shared/transport';
+import { MAX_ANSWER_VALUES, MAX_JOB_ANSWER_BYTES, MAX_LIST_ANSWER_BYTES } from '../../nodes/shared/transport/answer';
 import { runActionNode } from '../../testkit/engine';
 import { credentialsFor } from '../../testkit/fixtures';
 import { INSTANT_FLOW, BENCH_CATALOG } from '../lib/catalog';
@@ -137,8 +138,9 @@ const HOSTILE_SECRETS = secretForms(['bench-token-7e1d9a', 'bench-relay-5a7c1e',
 
 /** What the one door does to a success answer after reading it: shape check, parse, redact and cut every string. */
 async function believeAnswer(text: string, secrets: string[]): Promise<unknown> {
-	if (jsonShapeProblem(text) !== null) throw new Error('the bench answer is beyond the bounds');
-	return await cleanParsed(JSON.parse(text), secrets);
+	const reading = await believe(text, 'application/json', 200, secrets);
+	if (reading.failure) throw new Error('the bench answer is beyond the bounds');
+	return reading.body;
 }
 
 /**
@@ -166,7 +168,7 @@ export async function measureAnswerBounds(): Promise<Figure[]> {
 		'100,000 empty objects (the value cap)': `[${'{},'.repeat(MAX_ANSWER_VALUES / 2 - 1)}{}]`,
 		'4 MiB job, one string': JSON.stringify({ id: 'j', log: 'y'.repeat(MAX_JOB_ANSWER_BYTES - 100) }),
 		'8 MiB of 2 Mi-character strings (cut)': JSON.stringify(Array.from({ length: 3 }, () => 'z'.repeat(2 * MiB + 100))),
-		'8 MiB of blanks around one job': `${' '.repeat(MAX_LIST_ANSWER_BYTES - 100)}{"id":"j"}`,
+		'8 MiB of blanks inside one job': `{"id":${' '.repeat(MAX_LIST_ANSWER_BYTES - 100)}"j"}`,
 	};
 	const blocks: string[] = [];
 	let worst = 0;

@@ -109,8 +109,6 @@ const OPEN_BRACE = 123;
 const OPEN_BRACKET = 91;
 const CLOSE_BRACE = 125;
 const CLOSE_BRACKET = 93;
-const COMMA = 44;
-const COLON = 58;
 const QUOTE = 34;
 const BACKSLASH = 92;
 
@@ -131,17 +129,19 @@ function stringEnd(text: string, open: number): number {
 export function jsonShapeProblem(text: string): string | null {
 	let depth = 0;
 	let values = 0;
-	for (let i = 0; i < text.length; i++) {
-		const c = text.charCodeAt(i);
+	// The regex engine skips what is between two structural characters (blanks, numbers, literals) natively.
+	const structural = /["{}[\],:]/g;
+	for (let found = structural.exec(text); found !== null; found = structural.exec(text)) {
+		const c = text.charCodeAt(found.index);
 		if (c === QUOTE) {
-			const end = stringEnd(text, i);
+			const end = stringEnd(text, found.index);
 			if (end === -1) return null; // Unclosed: JSON.parse refuses it.
-			i = end;
+			structural.lastIndex = end + 1;
 		} else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
 			if (++depth > MAX_ANSWER_DEPTH) return `is nested deeper than ${MAX_ANSWER_DEPTH} levels`;
 			values++;
 		} else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;
-		else if (c === COMMA || c === COLON) values++;
+		else values++;
 		if (values > MAX_ANSWER_VALUES) return `holds more than ${MAX_ANSWER_VALUES.toLocaleString('en-US')} values`;
 	}
 	return null;

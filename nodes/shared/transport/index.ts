@@ -103,7 +103,7 @@ type Reading = { body: unknown; failure?: undefined } | { body?: undefined; fail
  * A success answer's text, believed only within the bounds (see answer.ts): its JSON shape checked before it is
  * parsed, then every string redacted with the connection's secret forms and cut, as errors are.
  */
-async function believe(text: string, contentType: string, statusCode: number, secrets: readonly string[]): Promise<Reading> {
+export async function believe(text: string, contentType: string, statusCode: number, secrets: readonly string[]): Promise<Reading> {
 	const trimmed = text.trim();
 	if (trimmed === '') return { body: null };
 	const shape = trimmed.startsWith('{') || trimmed.startsWith('[') ? jsonShapeProblem(trimmed) : null;
