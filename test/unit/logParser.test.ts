@@ -488,10 +488,10 @@ function fastestPair(small: () => unknown, large: () => unknown, runs = 7): [num
 }
 
 /**
- * Adversarial logs of issue 20, at size n and 16n: linear code takes about 16 times as long (up to about 40 with
- * cache effects: the large input leaves the CPU caches), quadratic code 256 times (and, at these sizes, seconds to
- * minutes: the code before the fix fails here by ratio or by the test's time-out). The bound (64) is a growth
- * ratio, not a clock: a slow machine slows both sizes alike.
+ * Adversarial logs of issue 20, at size n and 16n: linear code takes about 16 times as long (measured up to 65 on a
+ * loaded 2-core machine: the large input leaves the CPU caches and its garbage is collected in the old generation),
+ * quadratic code 256 times (and, at these sizes, seconds to hours: the code before the fix takes 7 to 24 s on the
+ * small input alone). The bound (128) is a growth ratio, not a clock: a slow machine slows both sizes alike.
  */
 describe('linear in the input, whatever the service writes into a log', () => {
 	const ENTRY = '2026-01-05 09:00:00 [w] PERFORMANCE ';
@@ -505,11 +505,11 @@ describe('linear in the input, whatever the service writes into a log', () => {
 		['a step failure with n blanks', (n) => `2026-01-05 09:00:00 [m] INFO Step${' '.repeat(n)}1${' '.repeat(n)}failed:${' '.repeat(n)}x\n`, parseJobLog],
 	];
 
-	it.each(adversarial)('%s: 16 times the input takes at most 64 times as long', (_name, build, run) => {
+	it.each(adversarial)('%s: 16 times the input takes at most 128 times as long', (_name, build, run) => {
 		const small = build(12_000);
 		const large = build(192_000);
 		const [smallMs, largeMs] = fastestPair(() => run(small), () => run(large));
-		expect(largeMs / smallMs).toBeLessThan(64);
+		expect(largeMs / smallMs).toBeLessThan(128);
 	});
 
 	it('a 10 MB log of padded and unclosed lines parses in time linear in its size (10 MB vs 625 KB), every line kept', () => {
@@ -518,7 +518,7 @@ describe('linear in the input, whatever the service writes into a log', () => {
 		const small = unit.repeat(Math.ceil(625_000 / unit.length));
 		expect(large.length).toBeGreaterThan(10_000_000);
 		const [smallMs, largeMs] = fastestPair(() => parseJobLog(small), () => parseJobLog(large), 3);
-		expect(largeMs / smallMs).toBeLessThan(64);
+		expect(largeMs / smallMs).toBeLessThan(128);
 		const parsed = parseJobLog(large);
 		expect(linesOut(parsed)).toBe(linesIn(large));
 		expect(parsed.nodePerformance).toHaveLength(0);
