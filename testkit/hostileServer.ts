@@ -5,6 +5,7 @@
  * the forms an echoing server or proxy would use. A recorder stands for "another host" that nothing may reach.
  */
 import { createServer } from 'node:http';
+import { brotliCompressSync, constants as zlibConstants, createBrotliCompress, gzipSync } from 'node:zlib';
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
@@ -12,6 +13,8 @@ export interface HostileRequest {
 	/** The native verb and path with query (for the relay: its `method` and `endpoint` headers). */
 	method: string;
 	target: string;
+	/** When it arrived (epoch ms), for pacing checks. */
+	at: number;
 	/** The request as it arrived: its own verb, URL, headers and body. */
 	raw: { method: string; url: string; headers: IncomingHttpHeaders; body: string };
 }
@@ -21,7 +24,9 @@ export const ECHO_FORMS = ['raw', 'urlEncoded', 'base64', 'lowerCase', 'upperCas
 export type EchoForm = (typeof ECHO_FORMS)[number];
 
 export type Answer =
-	| { kind: 'json'; status?: number; body: unknown }
+	| { kind: 'json'; status?: number; body: unknown; headers?: Record<string, string> }
+	/** Bytes already compressed, sent with their Content-Encoding (bombs: small on the wire, huge once decoded). */
+	| { kind: 'encoded'; status?: number; encoding: 'gzip' | 'br' | 'deflate'; bytes: Buffer }
 	/** A body sent as is (for lists too big to build per request). */
 	| { kind: 'raw'; status?: number; text: string }
 	| { kind: 'redirect'; status: number; location: string }
@@ -44,7 +49,7 @@ export interface Listener {
 }
 
 /** Secret-looking headers first, so that they are inside what a client shows of a long body. */
-function headerLines(headers: IncomingHttpHeaders): string {
+export function headerLines(headers: IncomingHttpHeaders): string {
 	const secretFirst = /auth|key|token|secret|x-/i;
 	const entries = Object.entries(headers).sort(([a], [b]) => Number(secretFirst.test(b)) - Number(secretFirst.test(a)));
 	return entries.map(([name, value]) => `${name}: ${Array.isArray(value) ? value.join(', ') : String(value)}`).join('; ');
@@ -82,7 +87,12 @@ export function transform(text: string, form: EchoForm): string {
 function send(response: ServerResponse, answer: Answer, request: HostileRequest, drips: Set<NodeJS.Timeout>): void {
 	switch (answer.kind) {
 		case 'json':
-			response.writeHead(answer.status ?? 200, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
+			response.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...answer.headers }).end(JSON.stringify(answer.body));
+			return;
+		case 'encoded':
+			response
+				.writeHead(answer.status ?? 200, { 'content-type': 'application/json', 'content-encoding': answer.encoding, 'content-length': answer.bytes.length })
+				.end(answer.bytes);
 			return;
 		case 'raw':
 			response.writeHead(answer.status ?? 200, { 'content-type': 'application/json' }).end(answer.text);
@@ -140,7 +150,7 @@ export async function startHostileServer(script: Script): Promise<Listener> {
 		message.on('data', (chunk: Buffer) => chunks.push(chunk));
 		message.on('end', () => {
 			const raw = { method: message.method ?? '', url: message.url ?? '', headers: message.headers, body: Buffer.concat(chunks).toString() };
-			const request: HostileRequest = { ...nativeCall(message), raw };
+			const request: HostileRequest = { ...nativeCall(message), at: Date.now(), raw };
 			requests.push(request);
 			send(response, script(request), request, drips);
 		});
@@ -177,4 +187,56 @@ export function jobStatus(id: string, executionStatus: string, times: { start?: 
 		startTime: times.start ?? null,
 		endTime: times.end ?? null,
 	};
+}
+
+const MiB = 1024 * 1024;
+
+/** One gzip member of `text`; members back to back decode as their texts joined (RFC 1952 multi-member). */
+function gzipMember(text: string): Buffer {
+	return gzipSync(Buffer.from(text), { level: 9 });
+}
+
+/**
+ * A finished job whose `log` is `mib` MiB of one letter, as multi-member gzip: one compressed MiB repeated, so the
+ * bomb is built in milliseconds and is about 1 KiB per MiB on the wire.
+ */
+export function gzipJobWithLog(id: string, mib: number, options: { asList?: boolean } = {}): Buffer {
+	const head = JSON.stringify({ ...jobStatus(id, 'COMPLETED', { start: 1767603600000, end: 1767603660000 }), log: '' }).slice(0, -2);
+	const block = gzipMember('A'.repeat(MiB));
+	const [open, close] = options.asList ? ['[', ']'] : ['', ''];
+	return Buffer.concat([gzipMember(open + head), ...Array.from({ length: mib }, () => block), gzipMember(`"}${close}`)]);
+}
+
+/** A list of `count` small jobs, gzip (the ids differ, so this one is really compressed). */
+export function gzipJobList(count: number): Buffer {
+	const parts: string[] = [];
+	for (let i = 0; i < count; i++) parts.push(`{"id":"j${i}","executionStatus":"RUNNING","flowName":"sales","runProfileName":"default"}`);
+	return gzipSync(Buffer.from(`[${parts.join(',')}]`), { level: 1 });
+}
+
+/** A job whose `extra` field is nested `depth` arrays deep (compressed: it is a few hundred KB as text). */
+export function gzipDeepJob(id: string, depth: number): Buffer {
+	const head = JSON.stringify(jobStatus(id, 'COMPLETED')).slice(0, -1);
+	return gzipSync(Buffer.from(`${head},"extra":${'['.repeat(depth)}${']'.repeat(depth)}}`), { level: 9 });
+}
+
+/** A JSON array of `2^20 * mebiZeros` zeros, brotli: 136 gives the 142,606,336 zeros of issue 20 in about 1 KB. */
+export async function brotliZeros(mebiZeros: number): Promise<Buffer> {
+	const encoder = createBrotliCompress({ params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5, [zlibConstants.BROTLI_PARAM_LGWIN]: 24 } });
+	const out: Buffer[] = [];
+	encoder.on('data', (chunk: Buffer) => out.push(chunk));
+	const done = new Promise<void>((resolve) => encoder.on('end', resolve));
+	const chunk = Buffer.from('0,'.repeat(MiB));
+	encoder.write('[');
+	for (let i = 0; i < mebiZeros; i++) {
+		if (!encoder.write(chunk)) await new Promise((resolve) => encoder.once('drain', resolve));
+	}
+	encoder.end('0]');
+	await done;
+	return Buffer.concat(out);
+}
+
+/** Small JSON, brotli-compressed (an ordinary answer in another encoding). */
+export function brotliJson(value: unknown): Buffer {
+	return brotliCompressSync(Buffer.from(JSON.stringify(value)));
 }

@@ -4,7 +4,8 @@
  */
 import { performance, PerformanceObserver } from 'perf_hooks';
 
-import { parseJobLog } from '../../nodes/shared/logParser';
+import { formatJob } from '../../nodes/shared/jobOutput';
+import { MAX_PARSED_LOG_CHARS, parseJobLog } from '../../nodes/shared/logParser';
 import { buildJobLog } from '../../server/jobLog';
 import type { Figure } from '../lib/figure';
 import { verdict } from '../lib/figure';
@@ -85,6 +86,49 @@ async function parseTime(log: string, runs: number): Promise<ParseTime> {
 
 const perLine = (t: ParseTime, ms = t.ms) => (ms * 1000) / t.lines;
 
+const BLOCK_GOAL_MS = 100;
+
+/** A log of `unit` repeated up to `chars` characters. */
+const fill = (unit: string, chars: number) => unit.repeat(Math.max(1, Math.floor(chars / unit.length)));
+
+/**
+ * Figure 5c: the longest a job's Parse Log blocks the event loop (what formatJob does: the size check, the "is it
+ * parsable" check, the parse), on the two logs of issue 20 and on adversarial logs just under the parse limit.
+ */
+function worstLogBlock(): Figure {
+	const entry = '2026-01-05 09:00:00 [w] PERFORMANCE ';
+	const logs: Record<string, string> = {
+		'issue 20: one line padded with 40,000 blanks (the trigger)': `${entry}Node n1 (x): elapsed 0.25${' '.repeat(40_000)}x\n`,
+		'issue 20: 12,000 lines "2026-01-05 09:00:00 [x" (Get)': '2026-01-05 09:00:00 [x\n'.repeat(12_000),
+		'1 Mi characters of padded performance lines': fill(`${entry}Node n1 (x): elapsed 0.25${' '.repeat(4000)}x\n`, MAX_PARSED_LOG_CHARS),
+		'1 Mi characters of unclosed threads': fill('2026-01-05 09:00:00 [x\n', MAX_PARSED_LOG_CHARS),
+		'1 Mi characters of one-entry lines': fill('2026-01-05 09:00:00 [m] INFO Job a finished with status COMPLETED in 1 seconds\n', MAX_PARSED_LOG_CHARS),
+		'1 Mi characters of "): " in a node name': `${entry}Node n1 (${'): '.repeat(MAX_PARSED_LOG_CHARS / 3 - 20)}\n`,
+	};
+	const details: string[] = [];
+	let worst = 0;
+	for (const [name, log] of Object.entries(logs)) {
+		const job = { id: 'j', executionStatus: 'COMPLETED', log };
+		formatJob(job, { parseLog: true });
+		let fastest = Infinity;
+		for (let i = 0; i < 5; i++) {
+			const start = performance.now();
+			formatJob(job, { parseLog: true });
+			fastest = Math.min(fastest, performance.now() - start);
+		}
+		worst = Math.max(worst, fastest);
+		details.push(`${name} (${log.length.toLocaleString('en')} chars): ${fastest.toFixed(1)} ms`);
+	}
+	return {
+		id: '5c',
+		name: `Log parser: longest event-loop block of one item's Parse Log (adversarial logs; above ${MAX_PARSED_LOG_CHARS.toLocaleString('en')} characters a log is kept raw)`,
+		measured: `${worst.toFixed(1)} ms`,
+		goal: `< ${BLOCK_GOAL_MS} ms`,
+		verdict: verdict(worst < BLOCK_GOAL_MS),
+		details,
+	};
+}
+
 export async function measureLogParser(): Promise<Figure[]> {
 	const tenMb = logOfAtLeast(0, 10 * MB);
 	const big = await parseTime(tenMb, 7);
@@ -113,5 +157,6 @@ export async function measureLogParser(): Promise<Figure[]> {
 			verdict: verdict(workGrowth <= LINEAR_GOAL),
 			details: sizes.map((t) => `${t.lines.toLocaleString('en')} lines: ${t.ms.toFixed(2)} ms, of which GC ${t.gcMs.toFixed(2)} ms`),
 		},
+		worstLogBlock(),
 	];
 }

@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { isParsableLog, parseJobLog } from './logParser';
+import { isParsableLog, MAX_PARSED_LOG_CHARS, parseJobLog } from './logParser';
+import { MAX_JOBS_PER_LIST } from './transport/answer';
 import { simplifyJob } from './jobSummary';
 
 export interface JobOutputOptions {
@@ -12,9 +13,21 @@ export interface JobOutputOptions {
 export function formatJob(job: IDataObject, options: JobOutputOptions): IDataObject {
 	const output: IDataObject = options.simplify ? (simplifyJob(job) as unknown as IDataObject) : { ...job };
 	if (options.parseLog) {
-		output.logParsed = isParsableLog(job.log) ? (parseJobLog(job.log) as unknown as IDataObject) : null;
+		const log = job.log;
+		if (typeof log === 'string' && log.length > MAX_PARSED_LOG_CHARS) {
+			// Kept raw: a bounded log bounds how long one item blocks n8n (the parser is linear, not free).
+			output.logParsed = null;
+			output.logNotParsed = `The log has ${log.length} characters, more than the ${MAX_PARSED_LOG_CHARS} the node parses: it is kept raw in "log".`;
+		} else {
+			output.logParsed = isParsableLog(log) ? (parseJobLog(log) as unknown as IDataObject) : null;
+		}
 	}
 	return output;
+}
+
+/** The first MAX_JOBS_PER_LIST jobs of a list, and how many were left (the service promises at most 100). */
+export function firstListed(jobs: IDataObject[]): { jobs: IDataObject[]; left: number } {
+	return { jobs: jobs.slice(0, MAX_JOBS_PER_LIST), left: Math.max(0, jobs.length - MAX_JOBS_PER_LIST) };
 }
 
 /** The job list in any shape the service may use: an array, or an object wrapping one. */

@@ -70,12 +70,13 @@ const ENTRY_RE =
 	/^(\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?)[ \t]+\[([^\]]*)\][ \t]+([A-Z][A-Z0-9_]*)(?:[ \t]+(.*))?$/s;
 const JOB_DETAILS = 'Job execution details:';
 const EXECUTION_DETAILS = 'Execution details:';
-// Lazy node name: the first `): elapsed ` ends it (names may contain parentheses).
-const PERFORMANCE_RE = new RegExp(
-	`^Node[ \\t]+(\\S+)[ \\t]+\\((.*?)\\):[ \\t]+elapsed[ \\t]+(${NUM})[ \\t]*(?:seconds?|secs?|s)?` +
-		`(?:[ \\t]*,[ \\t]*rows[ \\t]+(${NUM})(?:[ \\t]*,[ \\t]*(${NUM})[ \\t]*rows/s)?)?\\s*$`,
-	's',
+// What follows `): elapsed ` in a performance line, on text whose trailing whitespace is already gone: one
+// optional blank run before each optional part, anchored at both ends, so no two quantifiers share the same blanks.
+const PERFORMANCE_TAIL_RE = new RegExp(
+	`^(${NUM})(?:[ \\t]*(?:seconds?|secs?|s))?(?:[ \\t]*,[ \\t]*rows[ \\t]+(${NUM})(?:[ \\t]*,[ \\t]*(${NUM})[ \\t]*rows/s)?)?$`,
 );
+const PERFORMANCE_HEAD_RE = /^Node[ \t]+(\S+)[ \t]+\(/;
+const ELAPSED_RE = /\):[ \t]+elapsed[ \t]+/y;
 // Step ids are `Step <n>`; `\S+` (not `.+?`) keeps the match linear on long runs of spaces.
 const FAILURE_RE = /^(Step[ \t]+\S+)[ \t]+(failed|cancell?ed):[ \t]?(.*)$/is;
 const COMPLETION_MARK = ' finished with status ';
@@ -86,10 +87,31 @@ const HMS_RE = /^(\d+):(\d{1,2}):(\d{1,2}(?:\.\d+)?)$/;
 const CODE_PIPE = 124; // |
 const CODE_BACKSLASH = 92; // \
 
-/** True for a string that contains at least one log entry line, i.e. parsing yields structure. */
+/**
+ * Logs longer than this are kept raw, not parsed: parsing is linear, but a bounded log bounds the time one item
+ * blocks the event loop (bench/figures/logParser.ts measures it at this size).
+ */
+export const MAX_PARSED_LOG_CHARS = 1024 * 1024;
+
+// One line at a time (never `m` over the whole log): the thread may not hold a newline, so no match runs past its line.
+// Sticky, tried at each line start in place (no copy of the line).
+const ENTRY_START_RE = /\uFEFF?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?[ \t]+\[[^\]\n]*\][ \t]+[A-Z]/y;
+
+/** True for a string that contains at least one log entry line, i.e. parsing yields structure. Linear in the text. */
 export function isParsableLog(value: unknown): value is string {
 	if (typeof value !== 'string' || value.length === 0) return false;
-	return /^\uFEFF?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?[ \t]+\[[^\]]*\][ \t]+[A-Z]/m.test(value);
+	for (let start = 0; start < value.length; ) {
+		let end = value.indexOf('\n', start);
+		if (end === -1) end = value.length;
+		const first = value.charCodeAt(start);
+		// Only lines starting with a digit (or the BOM) can be entries: the regex never runs on the others.
+		if ((first >= 48 && first <= 57) || first === 0xfeff) {
+			ENTRY_START_RE.lastIndex = start;
+			if (ENTRY_START_RE.test(value)) return true;
+		}
+		start = end + 1;
+	}
+	return false;
 }
 
 /** Runtime text (`0.250 seconds`, `0.25`, `0:00:01`) to seconds; null when not a number. */
@@ -293,15 +315,30 @@ function readExecutionDetails(message: string, result: ParsedJobLog): boolean {
 	return false;
 }
 
+/**
+ * `Node <id> (<name>): elapsed <n> seconds[, rows <n>[, <n> rows/s]]`. The name ends at the first `): elapsed `
+ * (names may contain parentheses); found with indexOf and a sticky regex, so the line is read in linear time.
+ */
 function readNodePerformance(message: string, result: ParsedJobLog): boolean {
-	const m = PERFORMANCE_RE.exec(message);
-	if (!m) return false;
-	const elapsed = Number(m[3]);
+	const head = PERFORMANCE_HEAD_RE.exec(message);
+	if (!head) return false;
+	const nameStart = head[0].length;
+	let tail: RegExpExecArray | null = null;
+	let close = message.indexOf('):', nameStart);
+	for (; close !== -1; close = message.indexOf('):', close + 2)) {
+		ELAPSED_RE.lastIndex = close;
+		if (ELAPSED_RE.test(message)) {
+			tail = PERFORMANCE_TAIL_RE.exec(message.slice(ELAPSED_RE.lastIndex).trimEnd());
+			break;
+		}
+	}
+	if (!tail) return false;
+	const elapsed = Number(tail[1]);
 	if (!Number.isFinite(elapsed)) return false;
-	const perf: JobLogNodePerformance = { nodeId: m[1], node: m[2], elapsedSeconds: elapsed };
-	const rows = optionalNumber(m[4]);
+	const perf: JobLogNodePerformance = { nodeId: head[1], node: message.slice(nameStart, close), elapsedSeconds: elapsed };
+	const rows = optionalNumber(tail[2]);
 	if (rows !== undefined) perf.rows = rows;
-	const rate = optionalNumber(m[5]);
+	const rate = optionalNumber(tail[3]);
 	if (rate !== undefined) perf.rowsPerSecond = rate;
 	result.nodePerformance.push(perf);
 	return false;

@@ -10,11 +10,25 @@ import { Container } from '@n8n/di';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { jobsToReadIndividually, loadState } from '../../nodes/JobExecutionTrigger/jobStatusTracker';
-import { transportTiming } from '../../nodes/shared/transport';
-import { runActionNode } from '../../testkit/engine';
+import { MAX_PARSED_LOG_CHARS } from '../../nodes/shared/logParser';
+import { cutMarker, MAX_JOBS_PER_LIST, MAX_LIST_ANSWER_BYTES, MAX_STRING_CHARS, transportTiming } from '../../nodes/shared/transport';
+import { NODE_NAME, runActionNode } from '../../testkit/engine';
+import { runHeapCapped } from '../../testkit/heapCapped';
+import { searchList } from '../../testkit/listSearch';
 import type { CredentialsMap } from '../../testkit/engine';
-import { ECHO_FORMS, jobStatus, startHostileServer, startRecorder, transform } from '../../testkit/hostileServer';
-import type { Answer, HostileRequest, Listener, Script } from '../../testkit/hostileServer';
+import {
+	brotliZeros,
+	ECHO_FORMS,
+	gzipDeepJob,
+	gzipJobList,
+	gzipJobWithLog,
+	headerLines,
+	jobStatus,
+	startHostileServer,
+	startRecorder,
+	transform,
+} from '../../testkit/hostileServer';
+import type { Answer, EchoForm, HostileRequest, Listener, Script } from '../../testkit/hostileServer';
 import { createPoller } from '../../testkit/poller';
 import { expectNoSecrets, secretForms } from '../../testkit/secrets';
 
@@ -306,14 +320,15 @@ test('a state stored before the id rule, holding "..", loads without it: no poll
 	expect(jobsToReadIndividually(state, [], [], 25)).toEqual(['ok']);
 });
 
-// One case, native only (the relay shares the tracker and the list reading): it reads 12 MB per poll.
-describe('the trigger against a list of 100,000 jobs', () => {
+// Native only (the relay shares the tracker and the list reading).
+describe('the trigger against lists far over the 100 the service promises', () => {
 	afterEach(() => jest.restoreAllMocks());
+	const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+	const listOf = (count: number) => JSON.stringify(Array.from({ length: count }, (_, n) => jobStatus(uuid(n), 'RUNNING', { start: 1_700_000_000_000 + n })));
 
-	test('the state stays bounded (under 100 KiB), the log says what was left, and nothing fires twice', async () => {
+	test('5,000 jobs: the state stays bounded (under 100 KiB), the log says what was left, and nothing fires twice', async () => {
 		const variant: Variant = 'bearer';
-		const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
-		const active = JSON.stringify(Array.from({ length: 100_000 }, (_, n) => jobStatus(uuid(n), 'RUNNING', { start: 1_700_000_000_000 + n })));
+		const active = listOf(5_000);
 		const server = await hostile((request) => ({ kind: 'raw', text: request.target.endsWith('filter=active') ? active : '[]' }));
 		const poller = createPoller({ ...parameters('trigger', variant), triggerOn: 'anyChange' }, credentialsFor(server.url)[variant]);
 		const warn = jest.spyOn(Container.get(Logger), 'warn');
@@ -324,8 +339,21 @@ describe('the trigger against a list of 100,000 jobs', () => {
 		figures.runs += 2;
 		const size = JSON.stringify(poller.storedState()).length;
 		expect(size).toBeLessThan(100 * 1024);
-		expect(String(warn.mock.calls.at(-1)?.[0])).toContain('read only the first 500 jobs of a list, leaving 99500');
-		figures.stateAt100k = `state at 100,000 listed jobs: ${(size / 1024).toFixed(1)} KiB, first poll ${firstPollMs} ms`;
+		expect(String(warn.mock.calls.at(-1)?.[0])).toContain('read only the first 500 jobs of a list, leaving 4500');
+		figures.stateAt100k = `state at 5,000 listed jobs: ${(size / 1024).toFixed(1)} KiB, first poll ${firstPollMs} ms`;
+	});
+
+	test('100,000 jobs (18 MB): the poll fails at once saying the answer is too large, one request per poll, state unchanged', async () => {
+		const variant: Variant = 'bearer';
+		const active = listOf(100_000);
+		expect(active.length).toBeGreaterThan(MAX_LIST_ANSWER_BYTES);
+		const server = await hostile((request) => ({ kind: 'raw', text: request.target.endsWith('filter=active') ? active : '[]' }));
+		const poller = createPoller(parameters('trigger', variant), credentialsFor(server.url)[variant]);
+		const before = JSON.stringify(poller.storedState());
+		await expect(poller.poll()).rejects.toThrow(`The service's answer is larger than 8 MiB (HTTP 200)`);
+		expect(server.requests).toHaveLength(1);
+		expect(JSON.stringify(poller.storedState())).toBe(before);
+		figures.runs++;
 	});
 });
 
@@ -346,5 +374,140 @@ describe.each(['bearer', 'relay'] as Variant[])('one reading of statuses in the 
 		});
 		expect(listed.json.map((job) => job.id)).toEqual(['a', 'c']);
 		figures.runs += 2;
+	});
+});
+
+/** Every answer is bounded before it is believed (nodes/shared/transport/answer.ts), on every path to the service. */
+describe('answers beyond the bounds: bytes, values, nesting, items, log size', () => {
+	const credentials = (url: string) => credentialsFor(url).bearer;
+	const bombs: Record<string, () => Promise<Answer>> = {
+		'br, 1 KB → 142,606,336 zeros': async () => ({ kind: 'encoded', encoding: 'br', bytes: await brotliZeros(136) }),
+		'multi-member gzip, 0.3 MB → a 288 MiB log': async () => ({ kind: 'encoded', encoding: 'gzip', bytes: gzipJobWithLog(JOB, 288) }),
+		'gzip, 2.7 MB → 1,000,000 listed jobs': async () => ({ kind: 'encoded', encoding: 'gzip', bytes: gzipJobList(1_000_000) }),
+	};
+
+	test('the brotli bomb in a child with a 256 MiB heap: it survives, in little memory, one request, "larger than 4 MiB"', async () => {
+		const answer = await bombs['br, 1 KB → 142,606,336 zeros']();
+		const server = await hostile(() => answer);
+		const outcome = await runHeapCapped(
+			{ target: 'action', parameters: { resource: 'job', operation: 'get', jobId: JOB }, credentials: credentials(server.url) },
+			{ heapMiB: 256, timeoutMs: 60_000 },
+		);
+		expect({ code: outcome.code, signal: outcome.signal }).toEqual({ code: 0, signal: null });
+		expect(outcome.error).toBe("The service's answer is larger than 4 MiB (HTTP 200): not read further");
+		// Its baseline (n8n-core and the engine loaded) is about 190 MiB; before the bounds: V8 aborted at 4 GB.
+		expect(outcome.peakRssMiB).toBeLessThan(400);
+		expect(server.requests).toHaveLength(1);
+		figures.runs++;
+	});
+
+	test.each(Object.keys(bombs))('%s: Get, Get Many, Wait, the trigger and the list search fail at once, one request each, never "cannot be reached"', async (name) => {
+		const answer = await bombs[name]();
+		const runs: Array<[string, (url: string) => Promise<{ message: string; description: string }>]> = [
+			['get', async (url) => await runTarget('get', 'bearer', url)],
+			['getMany', async (url) => await runTarget('getMany', 'bearer', url)],
+			['wait', async (url) => await runTarget('wait', 'bearer', url, { waitSeconds: 30 })],
+			['trigger', async (url) => await runTarget('trigger', 'bearer', url)],
+			[
+				'listSearch',
+				async (url) => {
+					const error = (await searchList('searchJobs', { authentication: 'jobExecutionApi' }, credentials(url)).then(() => undefined, (thrown: unknown) => thrown)) as Error & { description?: string };
+					return { message: error?.message ?? '', description: error?.description ?? '' };
+				},
+			],
+		];
+		await Promise.all(
+			runs.map(async ([target, run]) => {
+				const server = await hostile(() => answer);
+				const outcome = await run(server.url);
+				figures.runs++;
+				const cap = ['getMany', 'trigger', 'listSearch'].includes(target) ? '8 MiB' : '4 MiB';
+				expect({ target, message: outcome.message }).toEqual({ target, message: `The service's answer is larger than ${cap} (HTTP 200): not read further` });
+				expect(outcome.description).toContain('It was not retried');
+				expect(server.requests).toHaveLength(1);
+			}),
+		);
+	});
+
+	test('a job nested 200,000 levels deep is refused before it is parsed; a submit answered too large says the job may exist', async () => {
+		const deep = await hostile(() => ({ kind: 'encoded', encoding: 'gzip', bytes: gzipDeepJob(JOB, 200_000) }));
+		const get = await runTarget('get', 'bearer', deep.url);
+		expect(get.message).toBe("The service's answer is nested deeper than 32 levels (HTTP 200): not read further");
+		expect(deep.requests).toHaveLength(1);
+		const big = await hostile(() => ({ kind: 'raw', text: JSON.stringify({ jobId: JOB, note: 'x'.repeat(5 * 1024 * 1024) }) }));
+		const submit = await runTarget('submit', 'bearer', big.url);
+		expect(submit.message).toBe("The service's answer is larger than 4 MiB (HTTP 200): not read further");
+		expect(submit.description).toContain('may have accepted the job');
+		figures.runs += 2;
+	});
+
+	test('5,000 listed jobs: Get Many returns the first 500 and says it left 4,500; every item serialises', async () => {
+		const many = Array.from({ length: 5_000 }, (_, n) => jobStatus(`j${n}`, 'RUNNING'));
+		const server = await hostile(() => ({ kind: 'json', body: many }));
+		const result = await runActionNode({ credentials: credentials(server.url), parameters: parameters('getMany', 'bearer') });
+		expect(result.json).toHaveLength(MAX_JOBS_PER_LIST);
+		const hints = result.run.data.resultData.runData[NODE_NAME]?.[0]?.hints ?? [];
+		expect(hints.map((hint) => hint.message)).toEqual(['The service listed 5000 jobs (it promises at most 100): Get Many read the first 500 and left 4500.']);
+		for (const item of result.json) expect(() => JSON.stringify(item)).not.toThrow();
+		figures.runs++;
+	});
+
+	test('a string over 2 Mi characters is cut with a marker; a log over 1 Mi characters is kept raw, not parsed, and says so', async () => {
+		const log = `2026-01-05 09:00:00 [m] INFO Job a finished with status COMPLETED in 1 seconds\n${'x'.repeat(MAX_PARSED_LOG_CHARS)}`;
+		const server = await hostile(() => ({ kind: 'json', body: { ...jobStatus(JOB, 'COMPLETED'), log, note: 'n'.repeat(MAX_STRING_CHARS + 10) } }));
+		const result = await runActionNode({ credentials: credentials(server.url), parameters: { ...parameters('get', 'bearer'), options: { parseLog: true } } as INodeParameters });
+		const [item] = result.json;
+		expect(item.note).toBe('n'.repeat(MAX_STRING_CHARS) + cutMarker(10));
+		expect(item.log).toBe(log);
+		expect(item.logParsed).toBeNull();
+		expect(item.logNotParsed).toBe(`The log has ${log.length} characters, more than the ${MAX_PARSED_LOG_CHARS} the node parses: it is kept raw in "log".`);
+		figures.runs++;
+	});
+});
+
+/** Issue 21, item 4: a service that writes the request's headers into a finished job's log, in every echo form. */
+describe('keys echoed in successful answers: redacted like errors, on every output path', () => {
+	const echoedJob = (request: HostileRequest, form: EchoForm, status = 'COMPLETED') => ({
+		...jobStatus(JOB, status, { start: 1_700_000_000_000, end: 1_700_000_060_000 }),
+		log: `2026-01-05 09:00:00 [m] INFO request headers: ${transform(headerLines(request.raw.headers), form)}`,
+		[`echo ${transform(headerLines(request.raw.headers), form).slice(0, 300)}`]: 'a key holding the echo',
+	});
+
+	test.each(VARIANTS)('%s: Get (with Parse Log), Get Many, Wait, a trigger event and the list search carry no form of any key', async (variant) => {
+		const all = credentialsFor('http://x');
+		const everySecret = { ...all.bearer, ...all.basic, ...all.header, ...all.relay };
+		await Promise.all(
+			ECHO_FORMS.map(async (form) => {
+				let polls = 0;
+				const server = await hostile((request) => {
+					if (request.target.startsWith('/api/v1/jobs/')) return { kind: 'json', body: echoedJob(request, form) };
+					const active = request.target.endsWith('filter=active');
+					// The trigger: the job runs at the first poll and has finished with its echoing log at the second.
+					if (active) polls++;
+					if (polls === 1) return { kind: 'json', body: active ? [jobStatus(JOB, 'RUNNING', { start: 1_700_000_000_000 })] : [] };
+					return { kind: 'json', body: active ? [] : [echoedJob(request, form)] };
+				});
+				const credentials = credentialsFor(server.url)[variant];
+				for (const target of ['get', 'getMany', 'wait'] as Target[]) {
+					const extra = target === 'get' ? { options: { parseLog: true } } : {};
+					const result = await runActionNode({ credentials, parameters: { ...parameters(target, variant), ...extra } as INodeParameters });
+					expect(result.error).toBeUndefined();
+					expect(result.json.length).toBeGreaterThan(0);
+					expectNoSecrets(result, everySecret);
+				}
+				const poller = createPoller(parameters('trigger', variant), credentials);
+				expect(await poller.poll()).toBeNull();
+				const events = await poller.poll();
+				expect(events).toHaveLength(1);
+				const found = await searchList('searchJobs', { authentication: parameters('trigger', variant).authentication }, credentials);
+				expect(found.results.length).toBeGreaterThan(0);
+				const shown = JSON.stringify({ events, state: poller.storedState(), found }).toLowerCase();
+				for (const secret of secretForms(everySecret)) expect(shown).not.toContain(secret);
+				figures.runs += 6;
+			}),
+		);
+		// The check can fail: what the service wrote into the log did hold the keys.
+		const raw = transform(headerLines({ authorization: 'Bearer hostile-token-7e1d9a' }), 'raw').toLowerCase();
+		expect(secretForms(all.bearer).some((secret) => raw.includes(secret))).toBe(true);
 	});
 });

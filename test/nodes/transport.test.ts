@@ -8,7 +8,14 @@ import type { AddressInfo } from 'node:net';
 import { runActionNode } from '../../testkit/engine';
 import { credentialsFor, INTERFACES, SALES, SECRETS, startFixture } from '../../testkit/fixtures';
 import type { Fixture, Interface } from '../../testkit/fixtures';
+import { delayAfterFailure } from '../../nodes/JobExecution/helpers/waitForJob';
 import { transportTiming } from '../../nodes/shared/transport';
+import type { INode } from 'n8n-workflow';
+
+import { listCall } from '../../nodes/shared/transport';
+import { MAX_RETRY_AFTER_MS, parseRetryAfter, retryAfterMs, toNodeApiError } from '../../nodes/shared/transport/errors';
+import { startHostileServer } from '../../testkit/hostileServer';
+import type { HostileRequest, Listener } from '../../testkit/hostileServer';
 
 async function closedPort(): Promise<number> {
 	const probe = createServer();
@@ -160,4 +167,112 @@ test.each([
 	});
 	expect(result.error?.message).toBe(message);
 	expect(result.sent).toHaveLength(0);
+});
+
+/**
+ * Pacing against a real 127.0.0.1 server (testkit/hostileServer.ts): requests are counted and their arrival times
+ * compared with lower bounds that only sleeps can give, so a slow machine cannot make these checks pass wrongly.
+ */
+describe('pacing: Retry-After and the Poll Interval', () => {
+	const JOB = '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
+	let server: Listener | undefined;
+	afterEach(async () => {
+		await server?.close();
+		server = undefined;
+	});
+	const credentials = (url: string) => ({ jobExecutionApi: { baseUrl: url, authType: 'bearerToken', token: 'pacing-token-4f1e' } });
+	const gaps = (requests: HostileRequest[]) => requests.slice(1).map((request, n) => request.at - requests[n].at);
+
+	test('parseRetryAfter: seconds or an HTTP date, clamped to 24 h; anything else is none', () => {
+		const now = Date.UTC(2026, 0, 5, 9, 0, 0);
+		expect(parseRetryAfter('120', now)).toBe(120_000);
+		expect(parseRetryAfter(new Date(now + 30_000).toUTCString(), now)).toBe(30_000);
+		expect(parseRetryAfter(new Date(now - 30_000).toUTCString(), now)).toBe(0);
+		expect(parseRetryAfter('100000', now)).toBe(MAX_RETRY_AFTER_MS);
+		expect(parseRetryAfter('99999999999999999999', now)).toBeUndefined();
+		expect(parseRetryAfter('soon', now)).toBeUndefined();
+		expect(parseRetryAfter('', now)).toBeUndefined();
+	});
+
+	test('a 429 asking for 1 s is waited (within the call), then the read succeeds', async () => {
+		let calls = 0;
+		server = await startHostileServer(() =>
+			++calls === 1 ? { kind: 'json', status: 429, body: { message: 'slow down' }, headers: { 'retry-after': '1' } } : { kind: 'json', body: [] },
+		);
+		const result = await runActionNode({ credentials: credentials(server.url), parameters: { authentication: 'jobExecutionApi', resource: 'job', operation: 'getMany', returnAll: true } });
+		expect(result.error).toBeUndefined();
+		expect(server.requests).toHaveLength(2);
+		expect(gaps(server.requests)[0]).toBeGreaterThanOrEqual(950);
+	});
+
+	test('a 429 or 503 asking for more than the call has left fails at once, saying when to retry', async () => {
+		for (const [status, header] of [
+			[429, '100000'],
+			[503, new Date(Date.now() + 3_600_000).toUTCString()],
+		] as const) {
+			server = await startHostileServer(() => ({ kind: 'json', status, body: { message: 'busy' }, headers: { 'retry-after': header } }));
+			const result = await runActionNode({ credentials: credentials(server.url), parameters: { authentication: 'jobExecutionApi', resource: 'job', operation: 'get', jobId: JOB } });
+			expect(server.requests).toHaveLength(1);
+			expect(result.error?.description).toMatch(/The service asked to retry in \d+ s \(at \d{4}-\d\d-\d\dT[\d:.]+Z\)\.$/);
+			expect(result.error?.description).toContain(status === 429 ? 'in 86400 s' : 'in 3600 s');
+			await server.close();
+		}
+		server = undefined;
+	});
+
+	test('Wait: a failing read is tried again no sooner than the Poll Interval (no fast retries inside the wait)', async () => {
+		server = await startHostileServer(() => ({ kind: 'json', status: 500, body: { message: 'transient' } }));
+		const result = await runActionNode({
+			credentials: credentials(server.url),
+			parameters: { authentication: 'jobExecutionApi', resource: 'job', operation: 'waitForCompletion', jobId: JOB, waitSettings: { pollInterval: 2, timeout: 5 } },
+		});
+		expect(result.error?.message).toBe(`Timed out after 5 s waiting for job ${JOB}: last status not read yet; the last read failed: the service answered HTTP 500`);
+		// Reads at 0 s and (backoff: twice the interval) 4 s; before, 4 reads in the first 4 s (the transport's retries).
+		expect(server.requests.length).toBeLessThanOrEqual(2);
+		for (const gap of gaps(server.requests)) expect(gap).toBeGreaterThanOrEqual(2000);
+	});
+
+	test('Wait: a Retry-After longer than the interval is honoured; one past the Timeout ends the wait at once, saying when', async () => {
+		let calls = 0;
+		server = await startHostileServer(() =>
+			++calls === 1
+				? { kind: 'json', status: 503, body: {}, headers: { 'retry-after': '2' } }
+				: { kind: 'json', body: { id: JOB, executionStatus: 'COMPLETED', log: null } },
+		);
+		const waited = await runActionNode({
+			credentials: credentials(server.url),
+			parameters: { authentication: 'jobExecutionApi', resource: 'job', operation: 'waitForCompletion', jobId: JOB, waitSettings: { pollInterval: 1, timeout: 20 } },
+		});
+		expect(waited.error).toBeUndefined();
+		expect(server.requests).toHaveLength(2);
+		expect(gaps(server.requests)[0]).toBeGreaterThanOrEqual(1950);
+		await server.close();
+		server = await startHostileServer(() => ({ kind: 'json', status: 429, body: {}, headers: { 'retry-after': '600' } }));
+		const started = Date.now();
+		const refused = await runActionNode({
+			credentials: credentials(server.url),
+			parameters: { authentication: 'jobExecutionApi', resource: 'job', operation: 'waitForCompletion', jobId: JOB, waitSettings: { pollInterval: 1, timeout: 60 } },
+		});
+		expect(refused.error?.message).toBe(`The service asked to wait 600 s before reading job ${JOB} again, past this wait's Timeout`);
+		expect(server.requests).toHaveLength(1);
+		expect(Date.now() - started).toBeLessThan(10_000);
+	});
+});
+
+test('retryAfterMs reads the delay from an error the transport threw (the trigger skips polls with it); none from others', () => {
+	const node = { id: 'n', name: 'Job Execution', type: 'x', typeVersion: 1, position: [0, 0], parameters: {} } as INode;
+	const connection = { credentialType: 'jobExecutionApi' as const, baseUrl: 'http://127.0.0.1:1' };
+	const limited = toNodeApiError(node, { kind: 'status', statusCode: 429, body: {}, retryAfterMs: 5000 }, listCall(), connection, []);
+	expect(retryAfterMs(limited)).toBe(5000);
+	expect(retryAfterMs(toNodeApiError(node, { kind: 'status', statusCode: 500, body: {} }, listCall(), connection, []))).toBeUndefined();
+	expect(retryAfterMs(new Error('not from the transport'))).toBeUndefined();
+	expect(retryAfterMs(undefined)).toBeUndefined();
+});
+
+test('delayAfterFailure: never below the Poll Interval (600 s stays 600 s, not 60 s), at least a Retry-After', () => {
+	expect(delayAfterFailure(0, 600_000, undefined)).toBe(600_000);
+	expect(delayAfterFailure(600_000, 600_000, undefined)).toBe(600_000);
+	expect(delayAfterFailure(5_000, 5_000, undefined)).toBe(10_000);
+	expect(delayAfterFailure(40_000, 5_000, undefined)).toBe(60_000);
+	expect(delayAfterFailure(5_000, 5_000, 30_000)).toBe(30_000);
 });

@@ -465,3 +465,72 @@ describe('parseRuntimeSeconds', () => {
 		expect(parseRuntimeSeconds(text)).toBe(expected);
 	});
 });
+
+/**
+ * Shortest wall times (ms) of `small` and `large`, measured in turns (small, large, small, …) after a warm-up, so that
+ * both meet the same load on the machine: the least disturbed run of each.
+ */
+function fastestPair(small: () => unknown, large: () => unknown, runs = 7): [number, number] {
+	small();
+	large();
+	let bestSmall = Infinity;
+	let bestLarge = Infinity;
+	const time = (fn: () => unknown) => {
+		const start = process.hrtime.bigint();
+		fn();
+		return Number(process.hrtime.bigint() - start) / 1e6;
+	};
+	for (let i = 0; i < runs; i++) {
+		bestSmall = Math.min(bestSmall, time(small));
+		bestLarge = Math.min(bestLarge, time(large));
+	}
+	return [Math.max(bestSmall, 0.05), bestLarge];
+}
+
+/**
+ * Adversarial logs of issue 20, at size n and 16n: linear code takes about 16 times as long (measured up to 65 on a
+ * loaded 2-core machine: the large input leaves the CPU caches and its garbage is collected in the old generation),
+ * quadratic code 256 times (the code before the fix took 7.4 s for 12,000 unclosed lines in the "is parsable"
+ * check and 23.6 s for one line of 40,000 blanks, so its padded and unclosed cases here run for minutes). The bound (128) is a growth ratio, not a clock: a slow machine slows both sizes alike.
+ */
+describe('linear in the input, whatever the service writes into a log', () => {
+	const ENTRY = '2026-01-05 09:00:00 [w] PERFORMANCE ';
+	const adversarial: Array<[string, (n: number) => string, (log: string) => unknown]> = [
+		// A performance line padded with blanks after its number: the old tail (`[ \t]*…\s*$`) split the blanks every way.
+		['performance lines padded with n blanks', (n) => `${ENTRY}Node n1 (x): elapsed 0.25${' '.repeat(n)}x\n`.repeat(50), parseJobLog],
+		['n lines opening a thread without "]" (the "is parsable" check)', (n) => '2026-01-05 09:00:00 [x\n'.repeat(n), isParsableLog],
+		['the same, parsed', (n) => '2026-01-05 09:00:00 [x\n'.repeat(n), parseJobLog],
+		['a node name of n "): " (the first "): elapsed " ends it)', (n) => `${ENTRY}Node n1 (${'): '.repeat(n)}): elapsed 1 s\n`, parseJobLog],
+		['n blanks between every field', (n) => `2026-01-05 09:00:00${' '.repeat(n)}[m]${' '.repeat(n)}INFO${' '.repeat(n)}Job a finished with status ${' '.repeat(n)}x\n`, parseJobLog],
+		['a step failure with n blanks', (n) => `2026-01-05 09:00:00 [m] INFO Step${' '.repeat(n)}1${' '.repeat(n)}failed:${' '.repeat(n)}x\n`, parseJobLog],
+	];
+
+	it.each(adversarial)('%s: 16 times the input takes at most 128 times as long', (_name, build, run) => {
+		const small = build(12_000);
+		const large = build(192_000);
+		const [smallMs, largeMs] = fastestPair(() => run(small), () => run(large));
+		expect(largeMs / smallMs).toBeLessThan(128);
+	});
+
+	it('a 10 MB log of padded and unclosed lines parses in time linear in its size (10 MB vs 625 KB), every line kept', () => {
+		const unit = `${ENTRY}Node n1 (x): elapsed 0.25${' '.repeat(4000)}x\n2026-01-05 09:00:00 [x\n`;
+		const large = unit.repeat(Math.ceil(10_000_000 / unit.length));
+		const small = unit.repeat(Math.ceil(625_000 / unit.length));
+		expect(large.length).toBeGreaterThan(10_000_000);
+		const [smallMs, largeMs] = fastestPair(() => parseJobLog(small), () => parseJobLog(large), 3);
+		expect(largeMs / smallMs).toBeLessThan(128);
+		const parsed = parseJobLog(large);
+		expect(linesOut(parsed)).toBe(linesIn(large));
+		expect(parsed.nodePerformance).toHaveLength(0);
+	});
+
+	it('reads what it should on the padded shapes (the linear code is not a code that reads nothing)', () => {
+		const padded = `${ENTRY}Node n1 (Read (all)): elapsed 0.25 seconds, rows 10, 40 rows/s${' '.repeat(10_000)}\n`;
+		expect(parseJobLog(padded).nodePerformance).toEqual([{ nodeId: 'n1', node: 'Read (all)', elapsedSeconds: 0.25, rows: 10, rowsPerSecond: 40 }]);
+		expect(parseJobLog(`${ENTRY}Node n1 (x): elapsed 0.25${' '.repeat(10_000)}x`).nodePerformance).toEqual([]);
+		expect(isParsableLog(`${'2026-01-05 09:00:00 [x\n'.repeat(1000)}2026-01-05 09:00:00 [m] INFO ok`)).toBe(true);
+		expect(isParsableLog('2026-01-05 09:00:00 [x\n'.repeat(1000))).toBe(false);
+		// A thread never spans lines: "[" on one line and "]" on the next is no entry.
+		expect(isParsableLog('2026-01-05 09:00:00 [x\n] INFO y')).toBe(false);
+	});
+});

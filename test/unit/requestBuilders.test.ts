@@ -10,7 +10,8 @@ import {
 	submitCall,
 } from '../../nodes/shared/transport/requestBuilders';
 import { checkParameters, parametersFromJson } from '../../nodes/JobExecution/helpers/jobParameters';
-import { parseBody } from '../../nodes/shared/transport';
+import { cleanParsed, cutMarker, jsonShapeProblem, MAX_ANSWER_VALUES, MAX_STRING_CHARS, parseBody } from '../../nodes/shared/transport';
+import { secretForms } from '../../nodes/shared/redaction';
 
 describe('request builders: one call, two interfaces', () => {
 	const read = readJobCall('4f1e', true);
@@ -153,5 +154,37 @@ describe('parseBody: tolerant, but never takes broken JSON for text', () => {
 		['RUNN', 'application/problem+json; charset=utf-8', undefined],
 	])('%j as %j → %p', (raw, contentType, expected) => {
 		expect(parseBody(raw, contentType)).toEqual(expected);
+	});
+});
+
+describe('the bounds of an answer before it is believed (transport/answer.ts)', () => {
+	test('jsonShapeProblem: nesting and values are counted outside strings only, escapes included', () => {
+		expect(jsonShapeProblem('['.repeat(32) + ']'.repeat(32))).toBeNull();
+		expect(jsonShapeProblem('['.repeat(33) + ']'.repeat(33))).toBe('is nested deeper than 32 levels');
+		expect(jsonShapeProblem('['.repeat(200_000))).toBe('is nested deeper than 32 levels');
+		expect(jsonShapeProblem(JSON.stringify({ log: '[[[[,,,,::::{{{{'.repeat(100_000), quoted: 'a "[" \\" [' }))).toBeNull();
+		expect(jsonShapeProblem(`[${'0,'.repeat(MAX_ANSWER_VALUES)}0]`)).toBe('holds more than 100,000 values');
+		expect(jsonShapeProblem(`[${'0,'.repeat(MAX_ANSWER_VALUES - 2)}0]`)).toBeNull();
+		// An escaped backslash before a quote closes the string; an escaped quote does not.
+		expect(jsonShapeProblem('{"a":"x\\\\","b":[[' + ']]}')).toBeNull();
+		expect(jsonShapeProblem('["x\\"[[[[' + '"]')).toBeNull();
+	});
+
+	test('cleanParsed: every string and key redacted and cut, __proto__ kept as an own key, 200,000 strings without recursion', async () => {
+		const forms = secretForms(['s3cret-token-1a2b']);
+		const parsed = JSON.parse(
+			JSON.stringify({ log: 'Bearer s3cret-token-1a2b', 'key S3CRET-TOKEN-1A2B': 1, nested: [{ deep: ['x s3cret-token-1a2b'] }], long: 'y'.repeat(MAX_STRING_CHARS + 5) }).replace('"log"', '"__proto__":"p","log"'),
+		);
+		const cleaned = (await cleanParsed(parsed, forms)) as Record<string, unknown>;
+		expect(cleaned.log).toBe('Bearer ***');
+		expect(Object.keys(cleaned)).toContain('key ***');
+		expect(cleaned.nested).toEqual([{ deep: ['x ***'] }]);
+		expect(cleaned.long).toBe('y'.repeat(MAX_STRING_CHARS) + cutMarker(5));
+		expect(Object.getPrototypeOf(cleaned)).toBe(Object.prototype);
+		expect(Object.getOwnPropertyDescriptor(cleaned, '__proto__')?.value).toBe('p');
+		const many = Array.from({ length: 200_000 }, (_, n) => `s3cret-token-1a2b ${n}`);
+		const cleanedMany = (await cleanParsed(many, forms)) as string[];
+		expect(cleanedMany[199_999]).toBe('*** 199999');
+		expect(() => JSON.stringify(cleaned)).not.toThrow();
 	});
 });

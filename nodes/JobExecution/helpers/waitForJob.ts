@@ -5,7 +5,7 @@ import { describeGiven, isTerminalStatus, normalizeStatus } from '../../shared/j
 import { redact } from '../../shared/redaction';
 import type { ResolvedConnection } from '../../shared/transport';
 import { apiRequest, readJobCall } from '../../shared/transport';
-import { failureInWords, isRetryableError } from '../../shared/transport/errors';
+import { failureInWords, isRetryableError, retryAfterMs } from '../../shared/transport/errors';
 import { badParameter } from './itemParameters';
 import { isJobObject } from '../../shared/jobOutput';
 import { settle } from '../../shared/settle';
@@ -55,9 +55,31 @@ function waitError(context: IExecuteFunctions, message: string, itemIndex: numbe
 }
 
 /**
+ * The delay before the read after a failed one: never shorter than the Poll Interval (one read per interval, retries
+ * included), doubled after each failure up to MAX_BACKOFF_MS (or the interval, when longer), and at least what a
+ * Retry-After asked for.
+ */
+export function delayAfterFailure(previousMs: number, intervalMs: number, retryAfter: number | undefined): number {
+	const backoff = Math.max(intervalMs, Math.min(Math.max(previousMs, intervalMs) * 2, MAX_BACKOFF_MS));
+	return Math.max(backoff, retryAfter ?? 0);
+}
+
+/** A Retry-After that points past the wait's Timeout: the wait ends now, saying when the service can be asked again. */
+function retryAfterTooLate(context: IExecuteFunctions, jobId: string, waitMs: number, itemIndex: number): NodeOperationError {
+	const seconds = Math.ceil(waitMs / 1000);
+	return waitError(
+		context,
+		`The service asked to wait ${seconds} s before reading job ${jobId} again, past this wait's Timeout`,
+		itemIndex,
+		`Retry after ${new Date(Date.now() + waitMs).toISOString()}, or raise the Timeout.`,
+	);
+}
+
+/**
  * Polls one job until it ends and returns its final status (whatever the outcome: see checkJobOutcome): at most one
- * read per interval, transient failures back off and are retried until the timeout, and the wait ends as soon as
- * the execution is cancelled. The Timeout bounds the whole wait, the read in flight included.
+ * read per interval (each read is one attempt: the transport does not retry inside the loop), transient failures
+ * back off and are retried until the timeout, a Retry-After is honoured, and the wait ends as soon as the execution
+ * is cancelled. The Timeout bounds the whole wait, the read in flight included.
  */
 export async function waitForJob(
 	this: IExecuteFunctions,
@@ -81,7 +103,7 @@ export async function waitForJob(
 		}
 		if (signal?.aborted) throw waitError(this, `The execution was cancelled while waiting for job ${jobId}`, itemIndex);
 		if (Date.now() >= deadline) break;
-		const read = await settle(apiRequest.call(this, connection, readJobCall(jobId), { itemIndex, deadline }));
+		const read = await settle(apiRequest.call(this, connection, readJobCall(jobId), { itemIndex, deadline, singleAttempt: true }));
 		if (read.ok) {
 			const { body } = read.value;
 			if (!isJobObject(body)) throw waitError(this, `The service answered with no job status for job ${jobId}`, itemIndex);
@@ -92,7 +114,9 @@ export async function waitForJob(
 		} else {
 			if (!isRetryableError(read.error)) throw read.error;
 			lastFailure = failureInWords(read.error);
-			delayMs = Math.min(Math.max(delayMs, intervalMs) * 2, MAX_BACKOFF_MS);
+			const asked = retryAfterMs(read.error);
+			delayMs = delayAfterFailure(delayMs, intervalMs, asked);
+			if (asked !== undefined && Date.now() + asked >= deadline) throw retryAfterTooLate(this, jobId, asked, itemIndex);
 		}
 		if (Date.now() >= deadline) break;
 	}

@@ -1,10 +1,10 @@
 import { NodeOperationError } from 'n8n-workflow';
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
 
-import { asJobArray } from '../../shared/jobOutput';
+import { asJobArray, firstListed } from '../../shared/jobOutput';
 import { normalizeStatus, readableJobId, toMillis } from '../../shared/jobVocabulary';
 import type { CredentialType } from '../../shared/transport';
-import { apiRequest, getConnection, listCall, NATIVE_CREDENTIAL, RELAY_CREDENTIAL } from '../../shared/transport';
+import { apiRequest, getConnection, listCall, MAX_JOBS_PER_LIST, NATIVE_CREDENTIAL, RELAY_CREDENTIAL } from '../../shared/transport';
 
 /** The service lists at most 100 jobs per call: the active ones, then the finished ones, as the trigger reads them. */
 const LISTS = ['active', 'history'] as const;
@@ -14,8 +14,10 @@ interface ListedJob {
 	job: IDataObject;
 }
 
+/** A listed field for the label: text or a number, at most 100 characters (the answer's strings may be long). */
 function text(value: unknown): string {
-	return typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : '';
+	const shown = typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : '';
+	return shown.length > 100 ? `${shown.slice(0, 100)}…` : shown;
 }
 
 /** Newest first: jobs not started yet (queued) lead, then by start time; the service's order breaks ties. */
@@ -44,8 +46,10 @@ export async function searchJobs(this: ILoadOptionsFunctions, filter?: string): 
 	const byId = new Map<string, ListedJob>();
 	for (const scope of LISTS) {
 		const { body } = await apiRequest.call(this, connection, listCall(scope));
-		const jobs = asJobArray(body);
-		if (!jobs) throw new NodeOperationError(this.getNode(), `The service answered with no job list (${scope} jobs)`);
+		const listed = asJobArray(body);
+		if (!listed) throw new NodeOperationError(this.getNode(), `The service answered with no job list (${scope} jobs)`);
+		const { jobs, left } = firstListed(listed);
+		if (left > 0) this.logger.warn(`Job Execution list search: the ${scope} list held ${listed.length} jobs; the first ${MAX_JOBS_PER_LIST} are shown, ${left} left out.`);
 		// A job that ended between the two reads is in both: the later read is the fresher.
 		for (const job of jobs) {
 			const id = readableJobId(job);

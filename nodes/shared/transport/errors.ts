@@ -7,14 +7,36 @@ import { RELAY_CREDENTIAL, displayHost } from './requestBuilders';
 
 /** What went wrong with one HTTP exchange, before it becomes a NodeApiError. */
 export type Failure =
-	| { kind: 'status'; statusCode: number; body: unknown }
+	/** `retryAfterMs`: what a 429/503 `Retry-After` asked for (clamped to MAX_RETRY_AFTER_MS). */
+	| { kind: 'status'; statusCode: number; body: unknown; retryAfterMs?: number }
 	| { kind: 'network'; code: string; detail: string }
 	/** A 3xx: never followed, so no key went to `location`. */
 	| { kind: 'redirect'; statusCode: number; location: string }
 	/** No complete answer within the call's wall-clock deadline (drip, silence, headers only). */
 	| { kind: 'deadline'; seconds: number }
 	/** A success status whose answer cannot be used: `problem` completes "The service's answer …". */
-	| { kind: 'unreadable'; statusCode: number; problem: string };
+	| { kind: 'unreadable'; statusCode: number; problem: string }
+	/**
+	 * A success answer beyond the node's bounds (bytes, nesting, values): `problem` completes "The service's answer …".
+	 * The service did answer, so this is never "cannot be reached"; the same request would get the same answer, so it
+	 * is never retried.
+	 */
+	| { kind: 'oversized'; statusCode: number; problem: string };
+
+/** The longest `Retry-After` believed: a service asking for more is taken as asking for a day. */
+export const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
+
+/** A `Retry-After` value (delay-seconds or an HTTP date) in ms from `now`, clamped to [0, MAX_RETRY_AFTER_MS]. */
+export function parseRetryAfter(value: string, now = Date.now()): number | undefined {
+	const text = value.trim();
+	if (text === '') return undefined;
+	// Digits only, at most 12 of them: a linear check, and no number too large for a Date.
+	if (/^\d{1,12}$/.test(text)) return Math.min(Number(text) * 1000, MAX_RETRY_AFTER_MS);
+	if (text.length > 64) return undefined;
+	const at = Date.parse(text);
+	if (!Number.isFinite(at)) return undefined;
+	return Math.min(Math.max(at - now, 0), MAX_RETRY_AFTER_MS);
+}
 
 /** What a submit's error says whenever the job's fate is unknown. */
 export const MAY_HAVE_ACCEPTED = 'The service may have accepted the job: check the job list before resubmitting.';
@@ -63,6 +85,7 @@ function isTemporary(failure: Failure): boolean {
 		case 'deadline':
 			return true;
 		case 'redirect':
+		case 'oversized':
 			return false;
 		default:
 			return failure.statusCode === 429 || failure.statusCode >= 500;
@@ -135,17 +158,19 @@ function statusText(failure: Extract<Failure, { kind: 'status' }>, call: ApiCall
 		};
 	}
 	if (code === 413) return { message: 'The request is too large for the service (HTTP 413)', description: 'Send fewer or shorter parameters.' };
+	const later = retryAfterText(failure.retryAfterMs);
 	if (code === 429) {
 		return {
 			message: 'The service is rate limiting requests (HTTP 429)',
-			description: what === 'submit' ? 'The service turned the request away, so no job was submitted: retry later.' : 'Retry later or poll less often.',
+			description:
+				(what === 'submit' ? 'The service turned the request away, so no job was submitted: retry later.' : 'Retry later or poll less often.') + later,
 		};
 	}
 	if (code >= 500) {
 		return {
 			message: `The service failed (HTTP ${code})${fromService ? `: ${fromService}` : ''}`,
 			description:
-				what === 'submit' ? MAY_HAVE_ACCEPTED : 'The service had an internal error; the request was retried where it was safe to.',
+				(what === 'submit' ? MAY_HAVE_ACCEPTED : 'The service had an internal error; the request was retried where it was safe to.') + later,
 		};
 	}
 	return { message: `Unexpected answer from the service (HTTP ${code})${fromService ? `: ${fromService}` : ''}`, description: undefined };
@@ -188,6 +213,23 @@ function redirectHost(location: string, baseUrl: string): string {
 	} catch {
 		return 'an unreadable address';
 	}
+}
+
+function oversizedText(failure: Extract<Failure, { kind: 'oversized' }>, call: ApiCall) {
+	return {
+		message: `The service's answer ${failure.problem} (HTTP ${failure.statusCode}): not read further`,
+		description:
+			call.intent === 'submit'
+				? `The service answered the submission with a success status, so the job probably exists, but its answer is beyond what the node reads. ${MAY_HAVE_ACCEPTED}`
+				: `The service answered ${callSubject(call)}, but with more than the node reads (a bound that keeps n8n safe). It was not retried: the same request would get the same answer. Check the service, or a proxy in front of it.`,
+	};
+}
+
+/** When a rate-limited call may be tried again, for messages: "in 100000 s (at 2026-…Z)". */
+function retryAfterText(ms: number | undefined): string {
+	if (ms === undefined) return '';
+	const seconds = Math.ceil(ms / 1000);
+	return ` The service asked to retry in ${seconds} s (at ${new Date(Date.now() + ms).toISOString()}).`;
 }
 
 function deadlineText(failure: Extract<Failure, { kind: 'deadline' }>, call: ApiCall, connection: Connection) {
@@ -245,6 +287,8 @@ function failureText(failure: Failure, call: ApiCall, connection: Connection): {
 			return redirectText(failure, call, connection);
 		case 'deadline':
 			return deadlineText(failure, call, connection);
+		case 'oversized':
+			return oversizedText(failure, call);
 		default:
 			return unreadableText(failure, call);
 	}
@@ -259,6 +303,15 @@ export function isRetryableError(error: unknown): boolean {
 	return known !== undefined && classifyFailure(known.failure, known.intent).retry;
 }
 
+/**
+ * The delay in ms a failed call's answer asked for: a 429/503 `Retry-After` (seconds or HTTP date, clamped to at
+ * most 24 h), read from an error thrown by apiRequest; undefined when it asked for none.
+ */
+export function retryAfterMs(error: unknown): number | undefined {
+	const failure = typeof error === 'object' && error !== null ? failures.get(error)?.failure : undefined;
+	return failure?.kind === 'status' ? failure.retryAfterMs : undefined;
+}
+
 /** A thrown transport error in plain words, without codes (n8n would swap a message holding one for its own). */
 export function failureInWords(error: unknown): string {
 	const failure = typeof error === 'object' && error !== null ? failures.get(error)?.failure : undefined;
@@ -271,6 +324,8 @@ export function failureInWords(error: unknown): string {
 			return `the service answered HTTP ${failure.statusCode}`;
 		case 'unreadable':
 			return 'the answer could not be read';
+		case 'oversized':
+			return `the answer ${failure.problem}`;
 		default:
 			return 'the request failed';
 	}

@@ -9,12 +9,25 @@ import type {
 
 import { secretForms } from '../redaction';
 import { settle } from '../settle';
+import {
+	cleanParsed,
+	isByteStream,
+	jsonShapeProblem,
+	MAX_ERROR_ANSWER_BYTES,
+	MAX_JOB_ANSWER_BYTES,
+	MAX_LIST_ANSWER_BYTES,
+	readCapped,
+	sizeInWords,
+} from './answer';
+import type { ReadOutcome } from './answer';
 import type { Failure } from './errors';
-import { classifyFailure, toNodeApiError } from './errors';
+import { classifyFailure, parseRetryAfter, toNodeApiError } from './errors';
 import type { ApiCall, Connection, CredentialType } from './requestBuilders';
 import { buildRequest, credentialProblem, normalizeServiceUrl, RELAY_CREDENTIAL } from './requestBuilders';
 
 export * from './requestBuilders';
+export * from './answer';
+export { retryAfterMs } from './errors';
 
 export type ApiContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions;
 
@@ -76,9 +89,38 @@ export function parseBody(raw: unknown, contentType = ''): unknown {
 	try {
 		return JSON.parse(text);
 	} catch {
-		const claimsJson = /\bjson\b/i.test(contentType) || text.startsWith('{') || text.startsWith('[');
-		return claimsJson ? undefined : raw;
+		return claimsJson(text, contentType) ? undefined : raw;
 	}
+}
+
+function claimsJson(text: string, contentType: string): boolean {
+	return /\bjson\b/i.test(contentType) || text.startsWith('{') || text.startsWith('[');
+}
+
+type Reading = { body: unknown; failure?: undefined } | { body?: undefined; failure: Failure };
+
+/**
+ * A success answer's text, believed only within the bounds (see answer.ts): its JSON shape checked before it is
+ * parsed, then every string redacted with the connection's secret forms and cut, as errors are.
+ */
+export async function believe(text: string, contentType: string, statusCode: number, secrets: readonly string[]): Promise<Reading> {
+	const trimmed = text.trim();
+	if (trimmed === '') return { body: null };
+	const shape = trimmed.startsWith('{') || trimmed.startsWith('[') ? jsonShapeProblem(trimmed) : null;
+	if (shape !== null) return { failure: { kind: 'oversized', statusCode, problem: shape } };
+	let parsed: unknown;
+	try {
+		parsed = JSON.parse(trimmed);
+	} catch {
+		if (claimsJson(trimmed, contentType)) return { failure: { kind: 'unreadable', statusCode, problem: 'is not valid JSON' } };
+		parsed = text;
+	}
+	return { body: await cleanParsed(parsed, secrets) };
+}
+
+/** Decoded bytes a call may read: a list answer holds up to 100 jobs with their logs, any other one job. */
+export function answerCap(call: ApiCall): number {
+	return call.intent === 'list' ? MAX_LIST_ANSWER_BYTES : MAX_JOB_ANSWER_BYTES;
 }
 
 function headerValue(headers: IN8nHttpFullResponse['headers'] | undefined, name: string): string {
@@ -86,7 +128,12 @@ function headerValue(headers: IN8nHttpFullResponse['headers'] | undefined, name:
 	return Array.isArray(value) ? String(value[0] ?? '') : String(value ?? '');
 }
 
-function networkFailure(error: unknown): Failure {
+/** zlib's and brotli's error codes: the answer arrived but its compression is corrupt. */
+function isDecodingError(code: string): boolean {
+	return code.startsWith('Z_') || code.startsWith('ERR__') || code === 'ERR_BROTLI_DECOMPRESSION_FAILED';
+}
+
+function networkFailure(error: unknown, statusCode?: number): Failure {
 	const candidates: unknown[] = [];
 	let current: unknown = error;
 	for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
@@ -95,7 +142,10 @@ function networkFailure(error: unknown): Failure {
 	}
 	for (const candidate of candidates) {
 		const code = (candidate as { code?: unknown }).code;
-		if (typeof code === 'string' && /^[A-Z_]{3,}$/.test(code) && code !== 'ERR_BAD_RESPONSE') {
+		if (typeof code === 'string' && statusCode !== undefined && isDecodingError(code)) {
+			return { kind: 'unreadable', statusCode, problem: 'could not be decoded (its compression is corrupt)' };
+		}
+		if (typeof code === 'string' && /^[A-Z_0-9]{3,}$/.test(code) && code !== 'ERR_BAD_RESPONSE') {
 			return { kind: 'network', code: code === 'ERR_CANCELED' ? 'ABORTED' : code, detail: '' };
 		}
 	}
@@ -105,30 +155,37 @@ function networkFailure(error: unknown): Failure {
 	return { kind: 'network', code: 'EREQUEST', detail: '' };
 }
 
+function cancelSignal(context: ApiContext): AbortSignal | undefined {
+	return 'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined;
+}
+
 function cancelled(context: ApiContext): boolean {
-	return 'getExecutionCancelSignal' in context && context.getExecutionCancelSignal()?.aborted === true;
+	return cancelSignal(context)?.aborted === true;
 }
 
 type Attempt = { response: ApiResponse; failure?: undefined } | { response?: undefined; failure: Failure };
 
-/** One exchange, never past `limitMs`: the request races n8n's sleep and is abandoned (and aborted) when late. */
+/** One exchange, never past `limitMs`: the request and the reading of its body race n8n's sleep; late, both stop. */
 async function attemptOnce(context: ApiContext, connection: ResolvedConnection, call: ApiCall, limitMs: number): Promise<Attempt> {
 	const stop = new AbortController();
 	const request: IHttpRequestOptions = {
 		...buildRequest(connection, call),
-		encoding: 'text',
+		// The body as a stream of decoded bytes: answer.ts counts them and stops at the cap (n8n reads without limit).
+		encoding: 'stream',
 		json: false,
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
 		// Keys stay with the service: a redirect is an answer to report, never a hop to take.
 		disableFollowRedirect: true,
 		// Idle timeout of the helper; the wall-clock bound is the race below. Polls keep this signal, so a late
-		// request is also aborted there; executions replace it with their cancel signal, and it is abandoned.
+		// request is also aborted there; executions replace it with their cancel signal, and the body is dropped.
 		timeout: limitMs,
 		abortSignal: stop.signal,
 	};
 	const exchange = settle(
-		context.helpers.httpRequestWithAuthentication.call(context, connection.credentialType, request) as Promise<IN8nHttpFullResponse>,
+		(context.helpers.httpRequestWithAuthentication.call(context, connection.credentialType, request) as Promise<IN8nHttpFullResponse>).then(
+			async (response) => await readResponse(response, call, connection, stop.signal),
+		),
 	);
 	const timer = sleep(limitMs, stop.signal).then(
 		() => 'late' as const,
@@ -137,23 +194,37 @@ async function attemptOnce(context: ApiContext, connection: ResolvedConnection, 
 	const first = await Promise.race([exchange, timer]);
 	stop.abort();
 	if (first === 'late' || first === 'stopped') return { failure: { kind: 'deadline', seconds: 0 } };
-	if (!first.ok) return { failure: networkFailure(first.error) };
-	return readResponse(first.value);
+	return first.ok ? first.value : { failure: networkFailure(first.error) };
 }
 
-function readResponse(response: IN8nHttpFullResponse): Attempt {
+/** The body within `maxBytes`; a failure while it is read carries the status, so decoding errors are told apart. */
+async function readBody(response: IN8nHttpFullResponse, maxBytes: number, stop: AbortSignal): Promise<ReadOutcome | { failure: Failure }> {
+	const read = await settle(readCapped(response.body, maxBytes, stop));
+	return read.ok ? read.value : { failure: networkFailure(read.error, response.statusCode) };
+}
+
+async function readResponse(response: IN8nHttpFullResponse, call: ApiCall, connection: ResolvedConnection, stop: AbortSignal): Promise<Attempt> {
 	const { statusCode } = response;
 	if (statusCode >= 300 && statusCode < 400) {
+		if (isByteStream(response.body)) response.body.destroy();
 		return { failure: { kind: 'redirect', statusCode, location: headerValue(response.headers, 'location') } };
 	}
-	const success = statusCode >= 200 && statusCode < 300;
-	const body = parseBody(response.body, headerValue(response.headers, 'content-type'));
-	if (success && body !== undefined) return { response: { statusCode, body } };
-	return {
-		failure: success
-			? { kind: 'unreadable', statusCode, problem: 'is not valid JSON' }
-			: { kind: 'status', statusCode, body: body ?? response.body },
-	};
+	const contentType = headerValue(response.headers, 'content-type');
+	if (statusCode >= 200 && statusCode < 300) {
+		const cap = answerCap(call);
+		const read = await readBody(response, cap, stop);
+		if ('failure' in read) return { failure: read.failure };
+		if (read.tooLarge) return { failure: { kind: 'oversized', statusCode, problem: `is larger than ${sizeInWords(cap)}` } };
+		const reading = await believe(read.text, contentType, statusCode, connection.secrets);
+		return reading.failure ? { failure: reading.failure } : { response: { statusCode, body: reading.body } };
+	}
+	// An error answer is read up to 64 KiB for its message (toNodeApiError redacts it); a longer one is dropped: the status says enough.
+	const read = await readBody(response, MAX_ERROR_ANSWER_BYTES, stop);
+	if ('failure' in read) return { failure: read.failure };
+	const text = read.text ?? '';
+	const body = parseBody(text, contentType);
+	const retryAfter = statusCode === 429 || statusCode === 503 ? parseRetryAfter(headerValue(response.headers, 'retry-after')) : undefined;
+	return { failure: { kind: 'status', statusCode, body: body ?? text, retryAfterMs: retryAfter } };
 }
 
 /** Seconds for messages: whole above 10 s, one decimal below. */
@@ -161,17 +232,39 @@ function seconds(ms: number): number {
 	return ms >= 10_000 ? Math.round(ms / 1000) : Math.round(ms / 100) / 10;
 }
 
+/** How long to wait before the next attempt, or undefined when the failure ends the call now. */
+function nextDelay(failure: Failure, call: ApiCall, attempt: number, deadline: number, retries: boolean): number | undefined {
+	const delay = transportTiming.retryDelaysMs[attempt];
+	if (!retries || delay === undefined || !classifyFailure(failure, call.intent).retry) return undefined;
+	// A Retry-After is honoured when it fits in the call's deadline; otherwise the call fails now, saying when.
+	const wait = failure.kind === 'status' && failure.retryAfterMs !== undefined ? Math.max(delay, failure.retryAfterMs) : delay;
+	return Date.now() + wait < deadline ? wait : undefined;
+}
+
+export interface ApiRequestOptions {
+	itemIndex?: number;
+	/** Epoch ms by which the call ends (at most transportTiming.callMs from now). */
+	deadline?: number;
+	/** When the bound began, for the message (this call, or the poll it is part of). */
+	startedAt?: number;
+	/**
+	 * One attempt only, for loops that pace their own reads (Wait for Completion never reads a job more often than
+	 * its Poll Interval): they retry later with retryAfterMs and isRetryableError.
+	 */
+	singleAttempt?: boolean;
+}
+
 /**
- * The one door to the service, for every operation, the trigger and the wait loop. A call ends by `deadline`
- * (epoch ms; at most transportTiming.callMs from now) whatever the service does; `startedAt` is when that bound
- * began, for the message. Whether a failure is retried (with bounded backoff, inside the deadline) is decided by
- * classifyFailure from the call's intent.
+ * The one door to the service, for every operation, the trigger, the wait loop, the list search and the credential
+ * test. A call ends by its deadline whatever the service does, and every answer is bounded before it is believed
+ * (answer.ts). Whether a failure is retried (with bounded backoff, inside the deadline, after any Retry-After) is
+ * decided by classifyFailure from the call's intent.
  */
 export async function apiRequest(
 	this: ApiContext,
 	connection: ResolvedConnection,
 	call: ApiCall,
-	options: { itemIndex?: number; deadline?: number; startedAt?: number } = {},
+	options: ApiRequestOptions = {},
 ): Promise<ApiResponse> {
 	const started = options.startedAt ?? Date.now();
 	const deadline = Math.min(options.deadline ?? Infinity, Date.now() + transportTiming.callMs);
@@ -185,11 +278,11 @@ export async function apiRequest(
 		// A deadline failure reports the time spent since the bound began (this call, or the poll it is part of).
 		const failure: Failure =
 			outcome.failure.kind === 'deadline' ? { kind: 'deadline', seconds: seconds(Date.now() - started) } : outcome.failure;
-		const delay = transportTiming.retryDelaysMs[attempt];
-		const retry = classifyFailure(failure, call.intent).retry && delay !== undefined && Date.now() + delay < deadline;
-		if (!retry || cancelled(this)) {
+		const delay = nextDelay(failure, call, attempt, deadline, options.singleAttempt !== true);
+		if (delay === undefined || cancelled(this)) {
 			throw toNodeApiError(this.getNode(), failure, call, connection, connection.secrets, options.itemIndex);
 		}
-		await sleep(delay);
+		// A long Retry-After wait ends when the execution is cancelled (the next turn then throws).
+		await sleep(delay, cancelSignal(this)).catch(() => undefined);
 	}
 }

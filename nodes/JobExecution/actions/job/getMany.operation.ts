@@ -2,11 +2,11 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { badParameter, checkText, readBoolean, readChoice, readOutputOptions } from '../../helpers/itemParameters';
-import { asJobArray, formatJob } from '../../../shared/jobOutput';
+import { asJobArray, firstListed, formatJob } from '../../../shared/jobOutput';
 import { describeGiven, JOB_STATUSES, jobFilterMatcher } from '../../../shared/jobVocabulary';
 import type { JobFilter } from '../../../shared/jobVocabulary';
 import type { ResolvedConnection } from '../../../shared/transport';
-import { apiRequest, listCall } from '../../../shared/transport';
+import { apiRequest, listCall, MAX_JOBS_PER_LIST } from '../../../shared/transport';
 import { JOB_STATUS_OPTIONS, jobFilterFields, outputOptionsCollection } from '../../../shared/descriptions';
 
 const properties: INodeProperties[] = [
@@ -92,8 +92,14 @@ export async function execute(
 	const filters = readFilters(this, itemIndex);
 	const options = readOutputOptions(this, itemIndex);
 	const { body } = await apiRequest.call(this, connection, listCall(scope === 'all' ? undefined : scope), { itemIndex });
-	const jobs = asJobArray(body);
-	if (!jobs) throw new NodeOperationError(this.getNode(), 'The service answered with no job list', { itemIndex });
+	const listed = asJobArray(body);
+	if (!listed) throw new NodeOperationError(this.getNode(), 'The service answered with no job list', { itemIndex });
+	const { jobs, left } = firstListed(listed);
+	if (left > 0) {
+		const message = `The service listed ${listed.length} jobs (it promises at most 100): Get Many read the first ${MAX_JOBS_PER_LIST} and left ${left}.`;
+		this.logger.warn(message);
+		this.addExecutionHints({ message, type: 'warning', location: 'outputPane' });
+	}
 	return jobs
 		.filter(jobFilterMatcher(filters))
 		.slice(0, limit as number)

@@ -1,0 +1,208 @@
+import { sleep } from 'n8n-workflow';
+
+import { redactor } from '../redaction';
+
+/**
+ * Everything a service sends is bounded before it is believed: bytes after decoding (read as a stream and dropped at
+ * the cap, so a compression bomb is never inflated), then the shape of the JSON (nesting, number of values) before
+ * JSON.parse builds it, then every string (keys too) redacted and cut. Each bound is an exported constant; the
+ * figures keep one JSON.parse of a capped answer well under 100 ms (bench/figures/perItemOverhead.ts measures it),
+ * and the checks after it yield to the event loop, so no answer blocks n8n for long.
+ */
+
+const MiB = 1024 * 1024;
+
+/** Decoded bytes of one job's answer (a read, a status, a submit): a whole job with its log fits many times. */
+export const MAX_JOB_ANSWER_BYTES = 4 * MiB;
+/** Decoded bytes of a job list (100 jobs with their logs, as the spec promises); list search and credential test too. */
+export const MAX_LIST_ANSWER_BYTES = 8 * MiB;
+/** Bytes of an error answer that are read for its message; the rest is dropped (the status says enough). */
+export const MAX_ERROR_ANSWER_BYTES = 64 * 1024;
+/**
+ * Nesting of a JSON answer. A JobStatus is flat; an answer nested deeper is refused whole, before it is parsed
+ * (refusing, rather than cutting the field, means a deep answer is never built in memory at all).
+ */
+export const MAX_ANSWER_DEPTH = 32;
+/** JSON values in one answer (counted as `{ [ , :` outside strings): bounds what JSON.parse builds, whatever the bytes. */
+export const MAX_ANSWER_VALUES = 100_000;
+/**
+ * Characters of one string (a value or a key) that goes into output or state. A longer one is cut, not refused:
+ * the job's other fields stay usable, and the cut is said at the end of the text.
+ */
+export const MAX_STRING_CHARS = 2 * MiB;
+/** Jobs taken from one list by Get Many, the list search and the trigger; the service promises at most 100. */
+export const MAX_JOBS_PER_LIST = 500;
+
+/** Characters handled between two yields to the event loop while strings are checked. */
+const YIELD_EVERY_CHARS = MiB;
+
+export function cutMarker(dropped: number): string {
+	return ` … [cut by the node: ${dropped} more characters]`;
+}
+
+/** "4 MiB", "64 KiB": caps for messages. */
+export function sizeInWords(bytes: number): string {
+	return bytes >= MiB ? `${Math.round((bytes / MiB) * 10) / 10} MiB` : `${Math.round(bytes / 1024)} KiB`;
+}
+
+interface ByteStream {
+	[Symbol.asyncIterator](): AsyncIterator<unknown>;
+	destroy(error?: Error): unknown;
+}
+
+export function isByteStream(value: unknown): value is ByteStream {
+	return (
+		typeof value === 'object' &&
+		value !== null &&
+		typeof (value as Partial<ByteStream>)[Symbol.asyncIterator] === 'function' &&
+		typeof (value as Partial<ByteStream>).destroy === 'function'
+	);
+}
+
+function asBytes(chunk: unknown): Uint8Array {
+	if (chunk instanceof Uint8Array) return chunk;
+	return Buffer.from(typeof chunk === 'string' ? chunk : String(chunk), 'utf8');
+}
+
+export type ReadOutcome = { text: string; tooLarge?: undefined } | { text?: undefined; tooLarge: true };
+
+/**
+ * The body as text, reading at most `maxBytes` decoded bytes: the stream is destroyed (and decompression stops) as
+ * soon as one byte more arrives, or when `stop` aborts. Read errors (a reset, corrupt compression) are thrown.
+ */
+export async function readCapped(body: unknown, maxBytes: number, stop: AbortSignal): Promise<ReadOutcome> {
+	if (!isByteStream(body)) return readWhole(body, maxBytes);
+	const stream = body;
+	// A request that answered after its attempt was given up: drop the body unread.
+	if (stop.aborted) {
+		stream.destroy();
+		throw new Error('ABORTED');
+	}
+	const onStop = () => stream.destroy(new Error('ABORTED'));
+	stop.addEventListener('abort', onStop, { once: true });
+	const decoder = new TextDecoder('utf-8');
+	const parts: string[] = [];
+	let bytes = 0;
+	try {
+		for await (const chunk of stream) {
+			const data = asBytes(chunk);
+			bytes += data.byteLength;
+			if (bytes > maxBytes) return { tooLarge: true };
+			parts.push(decoder.decode(data, { stream: true }));
+		}
+	} finally {
+		stop.removeEventListener('abort', onStop);
+		stream.destroy();
+	}
+	parts.push(decoder.decode());
+	return { text: parts.join('') };
+}
+
+/** A body some host already read whole (a string, a Buffer, parsed JSON): the same cap, counted on its bytes. */
+function readWhole(body: unknown, maxBytes: number): ReadOutcome {
+	if (body === undefined || body === null) return { text: '' };
+	const text = typeof body === 'string' ? body : body instanceof Uint8Array ? new TextDecoder().decode(body) : JSON.stringify(body);
+	return Buffer.byteLength(text, 'utf8') > maxBytes ? { tooLarge: true } : { text };
+}
+
+const OPEN_BRACE = 123;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACE = 125;
+const CLOSE_BRACKET = 93;
+const QUOTE = 34;
+const BACKSLASH = 92;
+
+/** Index of the quote closing the string whose opening quote is at `open` (indexOf, then escapes counted), or -1. */
+function stringEnd(text: string, open: number): number {
+	for (let quote = text.indexOf('"', open + 1); quote !== -1; quote = text.indexOf('"', quote + 1)) {
+		let slashes = 0;
+		for (let i = quote - 1; i > open && text.charCodeAt(i) === BACKSLASH; i--) slashes++;
+		if (slashes % 2 === 0) return quote;
+	}
+	return -1;
+}
+
+/**
+ * Why a JSON text is beyond the bounds (too deep, too many values), or null. One pass, no recursion, jumping over
+ * strings with indexOf: it runs before JSON.parse, so a 200,000-deep or million-value answer is never built.
+ */
+export function jsonShapeProblem(text: string): string | null {
+	let depth = 0;
+	let values = 0;
+	// The regex engine skips what is between two structural characters (blanks, numbers, literals) natively.
+	const structural = /["{}[\],:]/g;
+	for (let found = structural.exec(text); found !== null; found = structural.exec(text)) {
+		const c = text.charCodeAt(found.index);
+		if (c === QUOTE) {
+			const end = stringEnd(text, found.index);
+			if (end === -1) return null; // Unclosed: JSON.parse refuses it.
+			structural.lastIndex = end + 1;
+		} else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+			if (++depth > MAX_ANSWER_DEPTH) return `is nested deeper than ${MAX_ANSWER_DEPTH} levels`;
+			values++;
+		} else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;
+		else values++;
+		if (values > MAX_ANSWER_VALUES) return `holds more than ${MAX_ANSWER_VALUES.toLocaleString('en-US')} values`;
+	}
+	return null;
+}
+
+/** One string as it may go out: every form of a secret replaced, then cut to MAX_STRING_CHARS with a marker. */
+function cleanString(text: string, clean: (text: string) => string): string {
+	const redacted = clean(text);
+	if (redacted.length <= MAX_STRING_CHARS) return redacted;
+	return redacted.slice(0, MAX_STRING_CHARS) + cutMarker(redacted.length - MAX_STRING_CHARS);
+}
+
+/** Sets an own property, even `__proto__` (as JSON.parse made it), without touching any prototype. */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+	Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+type Container = Record<string, unknown> | unknown[];
+
+/** Cleans the strings of one container in place; returns the containers inside it and the characters handled. */
+function cleanContainer(container: Container, clean: (text: string) => string): { inner: Container[]; chars: number } {
+	const inner: Container[] = [];
+	let chars = 0;
+	const record = container as Record<string, unknown>;
+	for (const key of Object.keys(container)) {
+		const value = record[key];
+		if (typeof value === 'string') {
+			chars += value.length;
+			const cleaned = cleanString(value, clean);
+			if (cleaned !== value) setOwn(record, key, cleaned);
+		} else if (typeof value === 'object' && value !== null) inner.push(value as Container);
+		if (Array.isArray(container)) continue;
+		chars += key.length;
+		const cleanKey = cleanString(key, clean);
+		if (cleanKey !== key) {
+			const kept = record[key];
+			delete record[key];
+			setOwn(record, cleanKey, kept);
+		}
+	}
+	return { inner, chars };
+}
+
+/**
+ * Every string of a parsed answer (values and keys) redacted and cut, in place, with an explicit stack (depth is
+ * already bounded, but nothing here recurses either). Yields to the event loop every YIELD_EVERY_CHARS characters.
+ */
+export async function cleanParsed(value: unknown, secrets: readonly string[]): Promise<unknown> {
+	const clean = redactor(secrets);
+	if (typeof value === 'string') return cleanString(value, clean);
+	if (typeof value !== 'object' || value === null) return value;
+	const stack: Container[] = [value as Container];
+	let sinceYield = 0;
+	while (stack.length > 0) {
+		const { inner, chars } = cleanContainer(stack.pop() as Container, clean);
+		for (const container of inner) stack.push(container);
+		sinceYield += chars;
+		if (sinceYield >= YIELD_EVERY_CHARS) {
+			sinceYield = 0;
+			await sleep(0);
+		}
+	}
+	return value;
+}
