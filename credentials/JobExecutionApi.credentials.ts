@@ -7,7 +7,7 @@ import type {
 } from 'n8n-workflow';
 
 import { authenticateRequest } from '../nodes/shared/credentialAuth';
-import { NATIVE_CREDENTIAL } from '../nodes/shared/transport/requestBuilders';
+import { NATIVE_CREDENTIAL } from '../nodes/shared/transport/serviceCredentials';
 
 /** Native REST interface. The spec does not show its authentication, so every common scheme is offered. */
 export class JobExecutionApi implements ICredentialType {

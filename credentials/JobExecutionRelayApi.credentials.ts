@@ -7,7 +7,7 @@ import type {
 } from 'n8n-workflow';
 
 import { authenticateRequest } from '../nodes/shared/credentialAuth';
-import { RELAY_CREDENTIAL } from '../nodes/shared/transport/requestBuilders';
+import { RELAY_CREDENTIAL } from '../nodes/shared/transport/serviceCredentials';
 
 /** Relay interface: the native call travels in headers, guarded by the relay's key and the user's key. */
 export class JobExecutionRelayApi implements ICredentialType {

@@ -1,6 +1,6 @@
 import type { ICredentialDataDecryptedObject, IHttpRequestOptions } from 'n8n-workflow';
 
-import { RELAY_CREDENTIAL } from './transport/requestBuilders';
+import { RELAY_CREDENTIAL } from './transport/serviceCredentials';
 
 /**
  * How each credential signs a request: the credentials' own `authenticate` (what n8n calls for every node request)

@@ -1,7 +1,7 @@
 import type { INodeCredentialDescription, INodeProperties } from 'n8n-workflow';
 
 import { JOB_STATUSES } from './jobVocabulary';
-import { NATIVE_CREDENTIAL, RELAY_CREDENTIAL } from './transport/requestBuilders';
+import { NATIVE_CREDENTIAL, RELAY_CREDENTIAL } from './transport/serviceCredentials';
 
 /** The vocabulary's statuses as editor options: "Queued" for QUEUED, and so on (the value is the stable status). */
 export const JOB_STATUS_OPTIONS = JOB_STATUSES.map((status) => ({ name: status[0] + status.slice(1).toLowerCase(), value: status }));

@@ -1,8 +1,14 @@
 /**
  * The one job vocabulary of both nodes: statuses and how one read from the wire is understood, job-id rules,
- * timestamps and the flow / run profile / status filter. Pure, no n8n imports: every operation, the wait and the
- * trigger read a job the same way.
+ * timestamps and durations, the flow / run profile / status filter, what counts as an object. Pure (n8n's types only):
+ * every operation, the wait and the trigger read a job the same way. No other module exports any of these.
  */
+import type { IDataObject } from 'n8n-workflow';
+
+/** An object that is neither null nor a list: a job, a parameter, a JSON answer's record. */
+export function isPlainObject(value: unknown): value is IDataObject {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
 export const ACTIVE_STATUSES = ['QUEUED', 'RUNNING'] as const;
 export const TERMINAL_STATUSES = ['COMPLETED', 'ERROR', 'CANCELLED'] as const;
@@ -13,10 +19,29 @@ export type JobStatus = (typeof JOB_STATUSES)[number];
 
 const TERMINAL = new Set<string>(TERMINAL_STATUSES);
 const ACTIVE = new Set<string>(ACTIVE_STATUSES);
+const STATUSES = new Set<string>(JOB_STATUSES);
 
 /** A status as read from the wire: trimmed and upper-cased (`completed ` is COMPLETED); anything not text is ''. */
 export function normalizeStatus(value: unknown): string {
 	return typeof value === 'string' ? value.trim().toUpperCase() : '';
+}
+
+function isJobStatus(status: string): status is JobStatus {
+	return STATUSES.has(status);
+}
+
+/**
+ * Statuses a setting gives (a list, or one bare value), normalised; `unknown` is the first one that is not a status
+ * the spec names (then `statuses` is absent).
+ */
+export function checkStatuses(given: unknown): { statuses: JobStatus[]; unknown?: undefined } | { statuses?: undefined; unknown: unknown } {
+	const statuses: JobStatus[] = [];
+	for (const value of Array.isArray(given) ? given : [given]) {
+		const status = typeof value === 'string' ? normalizeStatus(value) : '';
+		if (!isJobStatus(status)) return { unknown: typeof value === 'string' ? status : value };
+		statuses.push(status);
+	}
+	return { statuses };
 }
 
 /** COMPLETED, ERROR or CANCELLED, whatever the case and surrounding spaces. Unknown statuses are not terminal. */
@@ -54,8 +79,8 @@ export function jobIdProblem(jobId: string): string | null {
  * jobIdProblem. `__proto__` is refused too: ids are keys of plain objects in the trigger's state.
  */
 export function readableJobId(job: unknown): string | null {
-	if (typeof job !== 'object' || job === null || Array.isArray(job)) return null;
-	const raw = (job as Record<string, unknown>).id;
+	if (!isPlainObject(job)) return null;
+	const raw = job.id;
 	const id = typeof raw === 'number' && Number.isSafeInteger(raw) ? String(raw) : raw;
 	if (typeof id !== 'string' || id === '__proto__') return null;
 	return jobIdProblem(id) === null ? id : null;
@@ -106,6 +131,27 @@ export function toEpochMs(value: unknown): number | null {
 	if (!Number.isFinite(n)) return null;
 	if (n >= MS_MIN && n < MS_MAX) return Math.round(n);
 	if (n >= SECONDS_MIN && n < SECONDS_MAX) return Math.round(n * 1000);
+	return null;
+}
+
+// Applied to trimmed text only, so no two adjacent blank runs can backtrack against each other.
+const NUMBER = '[+-]?\\d+(?:\\.\\d+)?(?:[eE][+-]?\\d+)?';
+const SECONDS_RE = new RegExp(`^(${NUMBER})[ \\t]*(?:seconds?|secs?|s)?$`, 'i');
+const HMS_RE = /^(\d+):(\d{1,2}):(\d{1,2}(?:\.\d+)?)$/;
+
+/** A duration as the service writes it (`0.250 seconds`, `12 s`, `0.25`, `0:00:01`) in seconds; null when not one. */
+export function parseRuntimeSeconds(text: string): number | null {
+	text = text.trim();
+	const m = SECONDS_RE.exec(text);
+	if (m) {
+		const n = Number(m[1]);
+		return Number.isFinite(n) ? n : null;
+	}
+	const h = HMS_RE.exec(text);
+	if (h) {
+		const n = Number(h[1]) * 3600 + Number(h[2]) * 60 + Number(h[3]);
+		return Number.isFinite(n) ? n : null;
+	}
 	return null;
 }
 

@@ -4,8 +4,9 @@
  * Pure and tolerant: no I/O, never throws, and every input line ends up somewhere in the
  * result (an entry, a table row, an entry's `extraLines`, or `unknownLines`).
  */
+import { parseRuntimeSeconds } from './jobVocabulary';
 
-export interface JobLogEntry {
+export type JobLogEntry = {
 	time: string;
 	thread: string;
 	level: string;
@@ -14,42 +15,42 @@ export interface JobLogEntry {
 	table?: string[][];
 	/** Continuation lines that are not table rows. */
 	extraLines?: string[];
-}
+};
 
-export interface JobLogParameter {
+export type JobLogParameter = {
 	name: string;
 	type: string;
 	value: string;
-}
+};
 
-export interface JobLogNodePerformance {
+export type JobLogNodePerformance = {
 	nodeId: string;
 	node: string;
 	elapsedSeconds: number;
 	rows?: number;
 	rowsPerSecond?: number;
-}
+};
 
-export interface JobLogStepResult {
+export type JobLogStepResult = {
 	step: string;
 	status: string;
 	runtime: string;
 	runtimeSeconds: number | null;
-}
+};
 
-export interface JobLogTotal {
+export type JobLogTotal = {
 	status: string;
 	runtime: string;
 	runtimeSeconds: number | null;
-}
+};
 
-export interface JobLogFailure {
+export type JobLogFailure = {
 	step: string;
 	kind: 'failed' | 'cancelled';
 	reason: string;
-}
+};
 
-export interface ParsedJobLog {
+export type ParsedJobLog = {
 	entries: JobLogEntry[];
 	jobDetails: Record<string, string>;
 	executionDetails: Record<string, string>;
@@ -61,7 +62,7 @@ export interface ParsedJobLog {
 	completionMessage: string | null;
 	finalStatus: string | null;
 	unknownLines: string[];
-}
+};
 
 // All regexes are anchored and use the `s` flag so that a stray \u2028 or lone \r inside a line
 // cannot make `.` stop early and the match fail.
@@ -80,9 +81,6 @@ const ELAPSED_RE = /\):[ \t]+elapsed[ \t]+/y;
 // Step ids are `Step <n>`; `\S+` (not `.+?`) keeps the match linear on long runs of spaces.
 const FAILURE_RE = /^(Step[ \t]+\S+)[ \t]+(failed|cancell?ed):[ \t]?(.*)$/is;
 const COMPLETION_MARK = ' finished with status ';
-// Applied to trimmed text only, so no two adjacent `\s*` can backtrack against each other.
-const SECONDS_RE = new RegExp(`^(${NUM})[ \\t]*(?:seconds?|secs?|s)?$`, 'i');
-const HMS_RE = /^(\d+):(\d{1,2}):(\d{1,2}(?:\.\d+)?)$/;
 
 const CODE_PIPE = 124; // |
 const CODE_BACKSLASH = 92; // \
@@ -112,22 +110,6 @@ export function isParsableLog(value: unknown): value is string {
 		start = end + 1;
 	}
 	return false;
-}
-
-/** Runtime text (`0.250 seconds`, `0.25`, `0:00:01`) to seconds; null when not a number. */
-export function parseRuntimeSeconds(text: string): number | null {
-	text = text.trim();
-	const m = SECONDS_RE.exec(text);
-	if (m) {
-		const n = Number(m[1]);
-		return Number.isFinite(n) ? n : null;
-	}
-	const h = HMS_RE.exec(text);
-	if (h) {
-		const n = Number(h[1]) * 3600 + Number(h[2]) * 60 + Number(h[3]);
-		return Number.isFinite(n) ? n : null;
-	}
-	return null;
 }
 
 /** Sets a key without letting `__proto__` change the prototype of the result object. */

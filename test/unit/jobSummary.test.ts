@@ -1,12 +1,6 @@
-import {
-	ACTIVE_STATUSES,
-	TERMINAL_STATUSES,
-	extractExecutionStatus,
-	isActiveStatus,
-	isTerminalStatus,
-	simplifyJob,
-	toEpochMs,
-} from '../../nodes/shared/jobSummary';
+import { extractExecutionStatus } from '../../nodes/shared/jobStatusBody';
+import { simplifyJob } from '../../nodes/shared/jobSummary';
+import { ACTIVE_STATUSES, TERMINAL_STATUSES, isActiveStatus, isTerminalStatus, toEpochMs } from '../../nodes/shared/jobVocabulary';
 import { expectedSecond } from '../../testkit/tables';
 
 const START_MS = 1795255502120; // 2026-11-21T10:05:02.120Z

@@ -1,4 +1,5 @@
-import { isParsableLog, parseJobLog, parseRuntimeSeconds, type ParsedJobLog } from '../../nodes/shared/logParser';
+import { parseRuntimeSeconds } from '../../nodes/shared/jobVocabulary';
+import { isParsableLog, parseJobLog, type ParsedJobLog } from '../../nodes/shared/logParser';
 import { mulberry32 } from '../../server/random';
 import { expectedSecond } from '../../testkit/tables';
 

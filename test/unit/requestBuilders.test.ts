@@ -1,14 +1,6 @@
-import {
-	buildNativeRequest,
-	buildRelayRequest,
-	encodeQuery,
-	flowNavigationUrl,
-	jobIdProblem,
-	jobsPath,
-	normalizeServiceUrl,
-	readJobCall,
-	submitCall,
-} from '../../nodes/shared/transport/requestBuilders';
+import { buildNativeRequest, buildRelayRequest, encodeQuery, flowNavigationUrl, jobsPath, readJobCall, submitCall } from '../../nodes/shared/transport/requestBuilders';
+import { normalizeServiceUrl } from '../../nodes/shared/transport/serviceCredentials';
+import { jobIdProblem } from '../../nodes/shared/jobVocabulary';
 import { checkParameters, parametersFromJson } from '../../nodes/JobExecution/helpers/jobParameters';
 import { cleanParsed, cutMarker, jsonShapeProblem, MAX_ANSWER_VALUES, MAX_STRING_CHARS, parseBody } from '../../nodes/shared/transport';
 import { secretForms } from '../../nodes/shared/redaction';

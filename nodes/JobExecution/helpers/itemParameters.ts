@@ -13,8 +13,6 @@ export function badParameter(context: IExecuteFunctions, itemIndex: number, mess
 	return new NodeOperationError(context.getNode(), `${message} (item ${itemIndex})`, { itemIndex, description });
 }
 
-export { describeType };
-
 /**
  * Checks a text value: numbers count as text, anything else is refused, as are control characters (a CR/LF is
  * never part of a name) and values over `maxLength`. Returns the trimmed text ('' when absent).

@@ -3,16 +3,16 @@
  * Checked before anything is sent, so a typo never becomes a failed (or, worse, a wrong) job.
  * Pure: problems are returned as values, and the operation turns them into a NodeOperationError.
  */
-import { hasControlCharacter } from '../../shared/transport/requestBuilders';
+import { hasControlCharacter, isPlainObject } from '../../shared/jobVocabulary';
 
 export const PARAMETER_TYPES = ['string', 'integer', 'float'] as const;
 export type ParameterType = (typeof PARAMETER_TYPES)[number];
 
-export interface JobParameter {
+export type JobParameter = {
 	name: string;
 	type: ParameterType;
 	value: string;
-}
+};
 
 /** `subject` names the parameter for the user, `reason` says what to fix. */
 export interface ParameterProblem {
@@ -61,7 +61,7 @@ function checkOne(raw: RawParameter, position: number): JobParameter | Parameter
 /** Validates raw parameters: empty names, unsupported types, bad numbers and duplicate names. */
 export function checkParameters(raw: unknown): ParametersResult {
 	if (!Array.isArray(raw)) return { problem: { subject: 'Parameters', reason: 'must be a list of parameters' } };
-	const notObject = raw.findIndex((entry) => !entry || typeof entry !== 'object' || Array.isArray(entry));
+	const notObject = raw.findIndex((entry) => !isPlainObject(entry));
 	if (notObject >= 0) {
 		return { problem: { subject: `Parameter ${notObject + 1}`, reason: 'must be an object with name, type and value' } };
 	}

@@ -1,13 +1,12 @@
 import { NodeOperationError, sleep } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { describeGiven, isTerminalStatus, normalizeStatus } from '../../shared/jobVocabulary';
+import { describeGiven, isPlainObject, isTerminalStatus, normalizeStatus } from '../../shared/jobVocabulary';
 import { redact } from '../../shared/redaction';
 import type { ResolvedConnection } from '../../shared/transport';
 import { apiRequest, readJobCall } from '../../shared/transport';
 import { failureInWords, isRetryableError, retryAfterMs } from '../../shared/transport/errors';
 import { badParameter } from './itemParameters';
-import { isJobObject } from '../../shared/jobOutput';
 import { settle } from '../../shared/settle';
 
 export interface WaitSettings {
@@ -106,7 +105,7 @@ export async function waitForJob(
 		const read = await settle(apiRequest.call(this, connection, readJobCall(jobId), { itemIndex, deadline, singleAttempt: true }));
 		if (read.ok) {
 			const { body } = read.value;
-			if (!isJobObject(body)) throw waitError(this, `The service answered with no job status for job ${jobId}`, itemIndex);
+			if (!isPlainObject(body)) throw waitError(this, `The service answered with no job status for job ${jobId}`, itemIndex);
 			lastStatus = shownStatus(body.executionStatus, connection);
 			lastFailure = '';
 			if (isTerminalStatus(body.executionStatus)) return body;

@@ -11,10 +11,10 @@ import type {
 } from 'n8n-workflow';
 
 import { authenticateRequest } from '../../shared/credentialAuth';
-import { asJobArray } from '../../shared/jobOutput';
+import { readJobList } from '../../shared/jobList';
 import { settle } from '../../shared/settle';
 import type { CredentialType } from '../../shared/transport';
-import { apiRequest, displayHost, getConnection, listCall, NATIVE_CREDENTIAL, normalizeServiceUrl, RELAY_CREDENTIAL } from '../../shared/transport';
+import { displayHost, getConnection, NATIVE_CREDENTIAL, normalizeServiceUrl, RELAY_CREDENTIAL } from '../../shared/transport';
 
 /**
  * The credentials' Test button. n8n runs a credential type's declarative `test` through its own request helper,
@@ -114,15 +114,13 @@ async function testConnection(test: ICredentialTestFunctions, credentialType: Cr
 	const answered = await settle(
 		(async () => {
 			const connection = await getConnection.call(context, credentialType);
-			const { body } = await apiRequest.call(context, connection, listCall('active'));
-			return { host: displayHost(connection.baseUrl), body };
+			// An answer that is no job list fails with its 2xx status: testFailureMessage says "not a Job Execution Service".
+			await readJobList.call(context, connection, 'active');
+			return displayHost(connection.baseUrl);
 		})(),
 	);
 	if (!answered.ok) return { status: 'Error', message: testFailureMessage(answered.error, credentialType, data) };
-	if (asJobArray(answered.value.body) === undefined) {
-		return { status: 'Error', message: notThisService(answered.value.host, credentialType === RELAY_CREDENTIAL ? 'Relay URL' : 'Base URL') };
-	}
-	return { status: 'OK', message: `Connection successful: the Job Execution Service at ${answered.value.host} listed its active jobs` };
+	return { status: 'OK', message: `Connection successful: the Job Execution Service at ${answered.value} listed its active jobs` };
 }
 
 export async function jobExecutionApiTest(this: ICredentialTestFunctions, credential: ICredentialsDecrypted): Promise<INodeCredentialTestResult> {

@@ -1,10 +1,9 @@
-import { NodeOperationError } from 'n8n-workflow';
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
 
-import { asJobArray, firstListed } from '../../shared/jobOutput';
+import { firstListed, readJobList } from '../../shared/jobList';
 import { normalizeStatus, readableJobId, toMillis } from '../../shared/jobVocabulary';
 import type { CredentialType } from '../../shared/transport';
-import { apiRequest, getConnection, listCall, MAX_JOBS_PER_LIST, NATIVE_CREDENTIAL, RELAY_CREDENTIAL } from '../../shared/transport';
+import { getConnection, MAX_JOBS_PER_LIST, NATIVE_CREDENTIAL, RELAY_CREDENTIAL } from '../../shared/transport';
 
 /** The service lists at most 100 jobs per call: the active ones, then the finished ones, as the trigger reads them. */
 const LISTS = ['active', 'history'] as const;
@@ -45,11 +44,9 @@ export async function searchJobs(this: ILoadOptionsFunctions, filter?: string): 
 	const connection = await getConnection.call(this, credentialTypeOf(this));
 	const byId = new Map<string, ListedJob>();
 	for (const scope of LISTS) {
-		const { body } = await apiRequest.call(this, connection, listCall(scope));
-		const listed = asJobArray(body);
-		if (!listed) throw new NodeOperationError(this.getNode(), `The service answered with no job list (${scope} jobs)`);
-		const { jobs, left } = firstListed(listed);
-		if (left > 0) this.logger.warn(`Job Execution list search: the ${scope} list held ${listed.length} jobs; the first ${MAX_JOBS_PER_LIST} are shown, ${left} left out.`);
+		const listed = await readJobList.call(this, connection, scope);
+		const { jobs, left } = firstListed(listed.jobs);
+		if (left > 0) this.logger.warn(`Job Execution list search: the ${scope} list held ${listed.jobs.length} jobs; the first ${MAX_JOBS_PER_LIST} are shown, ${left} left out.`);
 		// A job that ended between the two reads is in both: the later read is the fresher.
 		for (const job of jobs) {
 			const id = readableJobId(job);

@@ -2,8 +2,9 @@ import { NodeApiError } from 'n8n-workflow';
 import type { INode, JsonObject } from 'n8n-workflow';
 
 import { redact } from '../redaction';
+import { isPlainObject } from '../jobVocabulary';
 import type { ApiCall, CallIntent, Connection } from './requestBuilders';
-import { RELAY_CREDENTIAL, displayHost } from './requestBuilders';
+import { displayHost, RELAY_CREDENTIAL } from './serviceCredentials';
 
 /** What went wrong with one HTTP exchange, before it becomes a NodeApiError. */
 export type Failure =
@@ -99,10 +100,9 @@ export function serviceMessage(body: unknown): string | undefined {
 		if (text === '' || text.startsWith('<')) return undefined;
 		return text.length > 300 ? `${text.slice(0, 300)}…` : text;
 	}
-	if (body && typeof body === 'object' && !Array.isArray(body)) {
-		const record = body as Record<string, unknown>;
+	if (isPlainObject(body)) {
 		for (const key of ['message', 'error', 'detail', 'title']) {
-			if (typeof record[key] === 'string' && record[key] !== '') return serviceMessage(record[key]);
+			if (typeof body[key] === 'string' && body[key] !== '') return serviceMessage(body[key]);
 		}
 	}
 	return undefined;

@@ -22,12 +22,17 @@ import {
 import type { ReadOutcome } from './answer';
 import type { Failure } from './errors';
 import { classifyFailure, parseRetryAfter, toNodeApiError } from './errors';
-import type { ApiCall, Connection, CredentialType } from './requestBuilders';
-import { buildRequest, credentialProblem, normalizeServiceUrl, RELAY_CREDENTIAL } from './requestBuilders';
+import type { ApiCall, Connection } from './requestBuilders';
+import { buildRequest } from './requestBuilders';
+import type { CredentialType } from './serviceCredentials';
+import { credentialProblem, normalizeServiceUrl, RELAY_CREDENTIAL } from './serviceCredentials';
 
 export * from './requestBuilders';
+export * from './serviceCredentials';
 export * from './answer';
 export { retryAfterMs } from './errors';
+// Kept for the trigger until its merge (test/unit/architecture.test.ts, PENDING_TRIGGER_IMPORTS): the vocabulary's home is jobVocabulary.
+export { jobIdProblem } from '../jobVocabulary';
 
 export type ApiContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions;
 

@@ -1,17 +1,13 @@
 import type { IDataObject, IHttpRequestOptions } from 'n8n-workflow';
 
 import { jobIdProblem } from '../jobVocabulary';
-
-export { hasControlCharacter, isUuid, jobIdProblem } from '../jobVocabulary';
+import type { CredentialType } from './serviceCredentials';
+import { RELAY_CREDENTIAL } from './serviceCredentials';
 
 /**
  * Pure request builders: one native call, two ways to send it. Nothing here does I/O, so the exact bytes that
  * leave the node are unit-testable and both interfaces share one description of every operation.
  */
-
-export const NATIVE_CREDENTIAL = 'jobExecutionApi';
-export const RELAY_CREDENTIAL = 'jobExecutionRelayApi';
-export type CredentialType = typeof NATIVE_CREDENTIAL | typeof RELAY_CREDENTIAL;
 
 export const API_PREFIX = '/api/v1';
 
@@ -108,33 +104,6 @@ export function buildRequest(connection: Connection, call: ApiCall): IHttpReques
 		: buildNativeRequest(connection.baseUrl, call);
 }
 
-/**
- * Accepts what users paste: surrounding spaces, a trailing slash, the /api/v1 (native) or /call (relay) suffix.
- * Returns the normalised URL, or the reason it cannot be used.
- */
-export function normalizeServiceUrl(
-	raw: unknown,
-	credentialType: CredentialType,
-): { url: string; problem?: undefined } | { url?: undefined; problem: string } {
-	const text = typeof raw === 'string' ? raw.trim() : '';
-	const field = credentialType === RELAY_CREDENTIAL ? 'Relay URL' : 'Base URL';
-	if (text === '') return { problem: `The credential's ${field} is empty` };
-	if (!URL.canParse(text)) {
-		return { problem: `The credential's ${field} "${text}" is not a valid URL: it must start with http:// or https://` };
-	}
-	const url = new URL(text);
-	if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-		return { problem: `The credential's ${field} must start with http:// or https://` };
-	}
-	if (url.username || url.password) {
-		return { problem: `The credential's ${field} must not contain a user or password: use the authentication fields` };
-	}
-	if (url.search || url.hash) return { problem: `The credential's ${field} must not contain ? or #` };
-	const suffix = credentialType === RELAY_CREDENTIAL ? /\/call$/i : /\/api\/v1$/i;
-	const path = url.pathname.replace(/\/+$/, '').replace(suffix, '');
-	return { url: `${url.protocol}//${url.host}${path}` };
-}
-
 /** The browser URL of a flow (native only: the relay has no navigation endpoint). */
 export function flowNavigationUrl(
 	baseUrl: string,
@@ -145,42 +114,4 @@ export function flowNavigationUrl(
 		runProfile: flow.runProfile,
 		nodeId: flow.nodeId,
 	})}`;
-}
-
-/** Host (and port) for messages: never the path, never a user-info part. */
-export function displayHost(baseUrl: string): string {
-	try {
-		return new URL(baseUrl).host;
-	} catch {
-		return 'the configured URL';
-	}
-}
-
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const HEADER_VALUE = /^[\x20-\x7e]*$/;
-
-/**
- * Why a credential's secret fields cannot be sent, or null. Values travel in HTTP headers, so a line break or a
- * character outside printable ASCII would make the request fail (or, worse, split a header). Never quotes a value.
- */
-export function credentialProblem(credentials: Record<string, unknown>, credentialType: CredentialType): string | null {
-	const headerFields: Array<[string, string]> = [];
-	if (credentialType === RELAY_CREDENTIAL) {
-		headerFields.push(['apiKey', 'Relay API Key'], ['userApiKey', 'User API Key']);
-	} else if (credentials.authType === 'bearerToken') {
-		headerFields.push(['token', 'Token']);
-	} else if (credentials.authType === 'headerAuth') {
-		const name = typeof credentials.headerName === 'string' ? credentials.headerName.trim() : '';
-		if (name === '') return "The credential's Header Name is empty";
-		if (!HEADER_NAME.test(name)) return "The credential's Header Name is not a valid HTTP header name";
-		headerFields.push(['headerSecret', 'Header Value']);
-	}
-	for (const [field, label] of headerFields) {
-		const value = credentials[field];
-		if (typeof value !== 'string' || value === '') return `The credential's ${label} is empty`;
-		if (!HEADER_VALUE.test(value)) {
-			return `The credential's ${label} contains characters that cannot be sent in an HTTP header (line breaks, control or non-ASCII characters)`;
-		}
-	}
-	return null;
 }

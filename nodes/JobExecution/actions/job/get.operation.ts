@@ -1,8 +1,9 @@
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { extractExecutionStatus } from '../../../shared/jobSummary';
-import { formatJob, isJobObject } from '../../../shared/jobOutput';
+import { extractExecutionStatus } from '../../../shared/jobStatusBody';
+import { formatJob } from '../../../shared/jobOutput';
+import { isPlainObject } from '../../../shared/jobVocabulary';
 import { batchingField, readConcurrency } from '../../helpers/batching';
 import { readOutputOptions } from '../../helpers/itemParameters';
 import type { ResolvedConnection } from '../../../shared/transport';
@@ -53,7 +54,7 @@ export async function execute(
 		return { id: jobId, executionStatus };
 	}
 	const { body } = await apiRequest.call(this, connection, readJobCall(jobId), { itemIndex });
-	if (!isJobObject(body)) {
+	if (!isPlainObject(body)) {
 		throw new NodeOperationError(this.getNode(), `The service answered with no job status for job ${jobId}`, { itemIndex });
 	}
 	return formatJob(body, options);

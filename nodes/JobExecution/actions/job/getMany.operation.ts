@@ -1,12 +1,13 @@
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { badParameter, checkText, readBoolean, readChoice, readOutputOptions } from '../../helpers/itemParameters';
-import { asJobArray, firstListed, formatJob } from '../../../shared/jobOutput';
-import { describeGiven, JOB_STATUSES, jobFilterMatcher } from '../../../shared/jobVocabulary';
+import { formatJob } from '../../../shared/jobOutput';
+import { firstListed, readJobList } from '../../../shared/jobList';
+import { checkStatuses, describeGiven, JOB_STATUSES, jobFilterMatcher } from '../../../shared/jobVocabulary';
 import type { JobFilter } from '../../../shared/jobVocabulary';
 import type { ResolvedConnection } from '../../../shared/transport';
-import { apiRequest, listCall, MAX_JOBS_PER_LIST } from '../../../shared/transport';
+import { MAX_JOBS_PER_LIST } from '../../../shared/transport';
 import { JOB_STATUS_OPTIONS, jobFilterFields, outputOptionsCollection } from '../../../shared/descriptions';
 
 const properties: INodeProperties[] = [
@@ -60,21 +61,17 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['job'], operation: ['getMany'] } }, properties);
 
-const STATUSES: readonly string[] = JOB_STATUSES;
-
 /** The Filters collection, checked: text filters must be text, statuses known ones (a single one may be given bare). */
 function readFilters(context: IExecuteFunctions, itemIndex: number): JobFilter {
 	const raw = (context.getNodeParameter('filters', itemIndex, {}) as IDataObject) ?? {};
-	const given = raw.executionStatus ?? [];
-	const statuses = (Array.isArray(given) ? given : [given]).map((status) => (typeof status === 'string' ? status.trim().toUpperCase() : status));
-	const unknown = statuses.find((status) => typeof status !== 'string' || !STATUSES.includes(status));
-	if (unknown !== undefined) {
-		throw badParameter(context, itemIndex, `Status filter must be among ${STATUSES.join(', ')}, got ${describeGiven(unknown)}`);
+	const { statuses, unknown } = checkStatuses(raw.executionStatus ?? []);
+	if (statuses === undefined) {
+		throw badParameter(context, itemIndex, `Status filter must be among ${JOB_STATUSES.join(', ')}, got ${describeGiven(unknown)}`);
 	}
 	return {
 		flowName: checkText(context, itemIndex, 'Flow Name filter', raw.flowName),
 		runProfileName: checkText(context, itemIndex, 'Run Profile filter', raw.runProfileName),
-		statuses: statuses as string[],
+		statuses,
 	};
 }
 
@@ -91,12 +88,10 @@ export async function execute(
 	}
 	const filters = readFilters(this, itemIndex);
 	const options = readOutputOptions(this, itemIndex);
-	const { body } = await apiRequest.call(this, connection, listCall(scope === 'all' ? undefined : scope), { itemIndex });
-	const listed = asJobArray(body);
-	if (!listed) throw new NodeOperationError(this.getNode(), 'The service answered with no job list', { itemIndex });
-	const { jobs, left } = firstListed(listed);
+	const listed = await readJobList.call(this, connection, scope === 'all' ? undefined : scope, { itemIndex });
+	const { jobs, left } = firstListed(listed.jobs);
 	if (left > 0) {
-		const message = `The service listed ${listed.length} jobs (it promises at most 100): Get Many read the first ${MAX_JOBS_PER_LIST} and left ${left}.`;
+		const message = `The service listed ${listed.jobs.length} jobs (it promises at most 100): Get Many read the first ${MAX_JOBS_PER_LIST} and left ${left}.`;
 		this.logger.warn(message);
 		this.addExecutionHints({ message, type: 'warning', location: 'outputPane' });
 	}

@@ -1,8 +1,7 @@
 import { NodeOperationError } from 'n8n-workflow';
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { describeType } from '../../helpers/itemParameters';
-import { jobIdProblem } from '../../../shared/transport';
+import { describeType, jobIdProblem } from '../../../shared/jobVocabulary';
 
 /** The Job ID of an item: trimmed, and refused when it could not name exactly one job. */
 export function readJobId(context: IExecuteFunctions, itemIndex: number): string {

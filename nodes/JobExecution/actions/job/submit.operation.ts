@@ -9,7 +9,8 @@ import { formatJob } from '../../../shared/jobOutput';
 import { settle } from '../../../shared/settle';
 import { checkJobOutcome, readWaitSettings, waitForJob } from '../../helpers/waitForJob';
 import type { ApiCall, ResolvedConnection } from '../../../shared/transport';
-import { apiRequest, flowNavigationUrl, isUuid, jobIdProblem, NATIVE_CREDENTIAL, RELAY_CREDENTIAL, submitCall } from '../../../shared/transport';
+import { apiRequest, flowNavigationUrl, NATIVE_CREDENTIAL, RELAY_CREDENTIAL, submitCall } from '../../../shared/transport';
+import { isPlainObject, isUuid, jobIdProblem } from '../../../shared/jobVocabulary';
 import { MAY_HAVE_ACCEPTED, toNodeApiError } from '../../../shared/transport/errors';
 import { notResentText, submitSlot } from '../../helpers/submittedJobs';
 import type { SubmitRecord, SubmitSlot } from '../../helpers/submittedJobs';
@@ -159,7 +160,7 @@ export async function execute(
 	const outputOptions = waitForCompletion ? readOutputOptions(this, itemIndex) : undefined;
 
 	const body: IDataObject = { [flowKey]: flow, runProfileName, notificationEnabled };
-	if (parameters.length > 0) body.parameters = parameters as unknown as IDataObject[];
+	if (parameters.length > 0) body.parameters = parameters;
 	// n8n's Retry On Fail runs the node again with the same items: an item whose job exists is never sent again.
 	const slot = submitSlot(this, itemIndex);
 	if (slot.previous?.kind === 'submitted' && slot.previous.output) return slot.previous.output;
@@ -171,7 +172,7 @@ export async function execute(
 		const job = checkJobOutcome(this, waited.value, jobId, waitSettings, itemIndex, connection);
 		return { ...formatJob(job, outputOptions ?? {}), jobId };
 	}
-	const output: IDataObject = { jobId, [flowKey]: flow, runProfileName, notificationEnabled, parameters: parameters as unknown as IDataObject[] };
+	const output: IDataObject = { jobId, [flowKey]: flow, runProfileName, notificationEnabled, parameters };
 	if (connection.credentialType === NATIVE_CREDENTIAL) {
 		output.navigationUrl = flowNavigationUrl(connection.baseUrl, { flowFileName: flow, runProfile: runProfileName });
 	}
@@ -239,7 +240,7 @@ function submittedButNotWaited(error: unknown, jobId: string): unknown {
  */
 function jobIdFromAnswer(answer: unknown): string | undefined {
 	let id: unknown = answer;
-	if (answer && typeof answer === 'object' && !Array.isArray(answer)) id = (answer as IDataObject).jobId ?? (answer as IDataObject).id;
+	if (isPlainObject(answer)) id = answer.jobId ?? answer.id;
 	else if (typeof answer !== 'string' || !isUuid(answer.trim())) return undefined;
 	if (typeof id !== 'string') return undefined;
 	const trimmed = id.trim();
