@@ -2,8 +2,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
 import { authenticationField } from '../shared/descriptions';
-import * as flow from './actions/flow/Flow.resource';
-import * as job from './actions/job/Job.resource';
+import { resourceProperties } from './actions/resources';
 import { router } from './actions/router';
 import { jobExecutionApiTest, jobExecutionRelayApiTest } from './methods/credentialTest';
 import { searchJobs } from './methods/listSearch';
@@ -31,22 +30,7 @@ export class JobExecution implements INodeType {
 				displayOptions: { show: { authentication: ['jobExecutionRelayApi'] } },
 			},
 		],
-		properties: [
-			authenticationField,
-			{
-				displayName: 'Resource',
-				name: 'resource',
-				type: 'options',
-				noDataExpression: true,
-				options: [
-					{ name: 'Job', value: 'job' },
-					{ name: 'Flow', value: 'flow' },
-				],
-				default: 'job',
-			},
-			...job.description,
-			...flow.description,
-		],
+		properties: [authenticationField, ...resourceProperties],
 	};
 
 	methods = { listSearch: { searchJobs }, credentialTest: { jobExecutionApiTest, jobExecutionRelayApiTest } };

@@ -6,20 +6,7 @@ import { getConnection } from '../../shared/transport';
 import { settle } from '../../shared/settle';
 import type { Settled } from '../../shared/settle';
 import { submittedJobIds } from '../helpers/submittedJobs';
-import * as flow from './flow/Flow.resource';
-import * as job from './job/Job.resource';
-
-/** What an operation module offers the router: its per-item work, and how many items may run at once. */
-interface Operation {
-	execute(this: IExecuteFunctions, itemIndex: number, connection: ResolvedConnection): Promise<IDataObject | IDataObject[]>;
-	/** Items run one at a time unless the operation says otherwise. */
-	concurrency?: (context: IExecuteFunctions) => number;
-}
-
-const operations: Record<string, Record<string, Operation>> = {
-	job: { submit: job.submit, get: job.get, getMany: job.getMany, waitForCompletion: job.waitForCompletion },
-	flow: { getNavigationUrl: flow.getNavigationUrl },
-};
+import { findOperation } from './resources';
 
 /** What an item carries when the node continues on failure: the message, its detail and the HTTP code. */
 function errorJson(error: NodeApiError | NodeOperationError): IDataObject {
@@ -33,7 +20,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as string;
 	const operationName = this.getNodeParameter('operation', 0) as string;
-	const operation = operations[resource]?.[operationName];
+	const operation = findOperation(resource, operationName);
 	if (!operation) {
 		throw new NodeOperationError(this.getNode(), `The operation "${operationName}" of "${resource}" is not supported`);
 	}

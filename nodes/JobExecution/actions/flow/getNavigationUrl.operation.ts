@@ -1,6 +1,7 @@
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import type { OperationOption } from '../registry';
 import { badParameter, readText } from '../../helpers/itemParameters';
 import type { ResolvedConnection } from '../../../shared/transport';
 import { flowNavigationUrl, RELAY_CREDENTIAL } from '../../../shared/transport';
@@ -8,7 +9,7 @@ import { flowFileNameField } from '../../../shared/descriptions';
 
 const NODE_ID = /^node_\d+$/;
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	{
 		displayName:
 			'The relay has no navigation endpoint: pick a Job Execution API credential (native REST API) for this operation',
@@ -36,10 +37,12 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['flow'], operation: ['getNavigationUrl'] } },
-	properties,
-);
+export const option: OperationOption<'getNavigationUrl'> = {
+	name: 'Get Navigation URL',
+	value: 'getNavigationUrl',
+	description: 'Build the browser URL that opens a flow, a run profile and optionally a node',
+	action: 'Get a flow navigation URL',
+};
 
 export async function execute(
 	this: IExecuteFunctions,

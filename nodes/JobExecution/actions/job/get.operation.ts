@@ -1,6 +1,7 @@
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import type { OperationOption } from '../registry';
 import { extractExecutionStatus } from '../../../shared/jobStatusBody';
 import { formatJob } from '../../../shared/jobOutput';
 import { isPlainObject } from '../../../shared/jobVocabulary';
@@ -11,7 +12,7 @@ import { apiRequest, readJobCall } from '../../../shared/transport';
 import { jobIdField, outputOptionFields } from '../../../shared/descriptions';
 import { readJobId } from './jobId';
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	jobIdField,
 	{
 		displayName: 'Options',
@@ -33,7 +34,7 @@ const properties: INodeProperties[] = [
 	batchingField('are read'),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['job'], operation: ['get'] } }, properties);
+export const option: OperationOption<'get'> = { name: 'Get', value: 'get', description: 'Get the status of a job', action: 'Get a job' };
 
 /** Reads change nothing, so items may read side by side. */
 export const concurrency = readConcurrency;

@@ -1,6 +1,6 @@
-import { updateDisplayOptions } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import type { OperationOption } from '../registry';
 import { badParameter, checkText, readBoolean, readChoice, readOutputOptions } from '../../helpers/itemParameters';
 import { formatJob } from '../../../shared/jobOutput';
 import { firstListed, readJobList } from '../../../shared/jobList';
@@ -10,7 +10,7 @@ import type { ResolvedConnection } from '../../../shared/transport';
 import { MAX_JOBS_PER_LIST } from '../../../shared/transport';
 import { JOB_STATUS_OPTIONS, jobFilterFields, outputOptionsCollection } from '../../../shared/descriptions';
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	{
 		displayName: 'Jobs',
 		name: 'scope',
@@ -59,7 +59,7 @@ const properties: INodeProperties[] = [
 	outputOptionsCollection,
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['job'], operation: ['getMany'] } }, properties);
+export const option: OperationOption<'getMany'> = { name: 'Get Many', value: 'getMany', description: 'List up to 100 jobs', action: 'Get many jobs' };
 
 /** The Filters collection, checked: text filters must be text, statuses known ones (a single one may be given bare). */
 function readFilters(context: IExecuteFunctions, itemIndex: number): JobFilter {

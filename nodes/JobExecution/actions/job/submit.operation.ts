@@ -1,6 +1,7 @@
-import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import type { OperationOption } from '../registry';
 import { batchingField, readConcurrency } from '../../helpers/batching';
 import { checkParameters, parametersFromJson } from '../../helpers/jobParameters';
 import type { JobParameter } from '../../helpers/jobParameters';
@@ -16,7 +17,7 @@ import { notResentText, submitSlot } from '../../helpers/submittedJobs';
 import type { SubmitRecord, SubmitSlot } from '../../helpers/submittedJobs';
 import { flowFileNameField, outputOptionsCollection, waitSettingFields } from '../../../shared/descriptions';
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	{
 		displayName:
 			'The credential picks the interface: a Job Execution API credential submits over the native REST API and asks for a Flow File Path; a Job Execution Relay API credential submits through the relay and asks for a Flow ID',
@@ -120,7 +121,12 @@ const properties: INodeProperties[] = [
 	batchingField('are submitted (and, with Wait for Completion, waited for)'),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['job'], operation: ['submit'] } }, properties);
+export const option: OperationOption<'submit'> = {
+	name: 'Submit',
+	value: 'submit',
+	description: 'Submit a job, optionally waiting until it ends',
+	action: 'Submit a job',
+};
 
 export const concurrency = readConcurrency;
 

@@ -1,6 +1,6 @@
-import { updateDisplayOptions } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import type { OperationOption } from '../registry';
 import { formatJob } from '../../../shared/jobOutput';
 import { batchingField, readConcurrency } from '../../helpers/batching';
 import { readOutputOptions } from '../../helpers/itemParameters';
@@ -9,7 +9,7 @@ import type { ResolvedConnection } from '../../../shared/transport';
 import { jobIdField, outputOptionsCollection, waitSettingFields } from '../../../shared/descriptions';
 import { readJobId } from './jobId';
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	jobIdField,
 	{
 		displayName: 'Wait Settings',
@@ -23,10 +23,12 @@ const properties: INodeProperties[] = [
 	batchingField('are waited for'),
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['job'], operation: ['waitForCompletion'] } },
-	properties,
-);
+export const option: OperationOption<'waitForCompletion'> = {
+	name: 'Wait for Completion',
+	value: 'waitForCompletion',
+	description: 'Wait until a submitted job ends',
+	action: 'Wait for a job to complete',
+};
 
 /** Waiting only reads, so items may wait side by side: the slowest job, not the sum of them, sets the time. */
 export const concurrency = readConcurrency;
