@@ -14,7 +14,7 @@ import { authenticateRequest } from '../../shared/credentialAuth';
 import { readJobList } from '../../shared/jobList';
 import { settle } from '../../shared/settle';
 import type { CredentialType } from '../../shared/transport';
-import { displayHost, getConnection, NATIVE_CREDENTIAL, normalizeServiceUrl, RELAY_CREDENTIAL } from '../../shared/transport';
+import { displayHost, getConnection, NATIVE_CREDENTIAL, normalizeServiceUrl, RELAY_CREDENTIAL, urlFieldLabel } from '../../shared/transport';
 
 /**
  * The credentials' Test button. n8n runs a credential type's declarative `test` through its own request helper,
@@ -89,7 +89,7 @@ function notThisService(host: string, urlField: string): string {
 
 /** The message of a failed test: what happened, and which field of the credential to fix. */
 export function testFailureMessage(error: unknown, credentialType: CredentialType, data: ICredentialDataDecryptedObject): string {
-	const urlField = credentialType === RELAY_CREDENTIAL ? 'Relay URL' : 'Base URL';
+	const urlField = urlFieldLabel(credentialType);
 	if (!(error instanceof NodeApiError)) return error instanceof Error ? error.message : String(error);
 	const normalized = normalizeServiceUrl(credentialType === RELAY_CREDENTIAL ? data.relayUrl : data.baseUrl, credentialType);
 	const host = normalized.url ? displayHost(normalized.url) : 'the configured URL';

@@ -4,7 +4,7 @@ import type { INode, JsonObject } from 'n8n-workflow';
 import { redact } from '../redaction';
 import { isPlainObject } from '../jobVocabulary';
 import type { ApiCall, CallIntent, Connection } from './requestBuilders';
-import { displayHost, RELAY_CREDENTIAL } from './serviceCredentials';
+import { displayHost, RELAY_CREDENTIAL, urlFieldLabel } from './serviceCredentials';
 
 /** What went wrong with one HTTP exchange, before it becomes a NodeApiError. */
 export type Failure =
@@ -197,7 +197,7 @@ function unreadableText(failure: Extract<Failure, { kind: 'unreadable' }>, call:
 
 function redirectText(failure: Extract<Failure, { kind: 'redirect' }>, call: ApiCall, connection: Connection) {
 	const target = redirectHost(failure.location, connection.baseUrl);
-	const field = connection.credentialType === RELAY_CREDENTIAL ? 'Relay URL' : 'Base URL';
+	const field = urlFieldLabel(connection.credentialType);
 	const fix = `Set the credential's ${field} to the address the service really answers on (redirects are never followed, so that keys stay with the service).`;
 	return {
 		message: `The service answered ${callSubject(call)} with a redirect (HTTP ${failure.statusCode}) to ${target}: not followed, the keys were not sent there`,

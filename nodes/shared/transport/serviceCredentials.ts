@@ -7,6 +7,11 @@ export const NATIVE_CREDENTIAL = 'jobExecutionApi';
 export const RELAY_CREDENTIAL = 'jobExecutionRelayApi';
 export type CredentialType = typeof NATIVE_CREDENTIAL | typeof RELAY_CREDENTIAL;
 
+/** The credential field that holds the service's address, as messages name it. */
+export function urlFieldLabel(credentialType: CredentialType): string {
+	return credentialType === RELAY_CREDENTIAL ? 'Relay URL' : 'Base URL';
+}
+
 /**
  * Accepts what users paste: surrounding spaces, a trailing slash, the /api/v1 (native) or /call (relay) suffix.
  * Returns the normalised URL, or the reason it cannot be used.
@@ -16,7 +21,7 @@ export function normalizeServiceUrl(
 	credentialType: CredentialType,
 ): { url: string; problem?: undefined } | { url?: undefined; problem: string } {
 	const text = typeof raw === 'string' ? raw.trim() : '';
-	const field = credentialType === RELAY_CREDENTIAL ? 'Relay URL' : 'Base URL';
+	const field = urlFieldLabel(credentialType);
 	if (text === '') return { problem: `The credential's ${field} is empty` };
 	if (!URL.canParse(text)) {
 		return { problem: `The credential's ${field} "${text}" is not a valid URL: it must start with http:// or https://` };
