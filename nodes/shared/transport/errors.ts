@@ -7,7 +7,7 @@ import { RELAY_CREDENTIAL, displayHost } from './requestBuilders';
 
 /** What went wrong with one HTTP exchange, before it becomes a NodeApiError. */
 export type Failure =
-	| { kind: 'status'; statusCode: number; body: unknown }
+	| { kind: 'status'; statusCode: number; body: unknown; retryAfter?: string }
 	| { kind: 'network'; code: string; detail: string }
 	/** A 3xx: never followed, so no key went to `location`. */
 	| { kind: 'redirect'; statusCode: number; location: string }
@@ -274,4 +274,18 @@ export function failureInWords(error: unknown): string {
 		default:
 			return 'the request failed';
 	}
+}
+
+/** At most a day: a longer Retry-After is the service's mistake, not a reason to stop for weeks. */
+const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
+
+/** The delay in ms a failed call's 429/503 answer asked for (Retry-After: seconds or an HTTP date), at most 24 h. */
+export function retryAfterMs(error: unknown): number | undefined {
+	const failure = typeof error === 'object' && error !== null ? failures.get(error)?.failure : undefined;
+	if (failure?.kind !== 'status' || (failure.statusCode !== 429 && failure.statusCode !== 503)) return undefined;
+	const text = (failure.retryAfter ?? '').trim();
+	if (text === '') return undefined;
+	const ms = /^\d{1,12}$/.test(text) ? Number(text) * 1000 : Date.parse(text) - Date.now();
+	if (!Number.isFinite(ms)) return undefined;
+	return Math.min(MAX_RETRY_AFTER_MS, Math.max(0, ms));
 }

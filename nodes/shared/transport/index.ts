@@ -152,7 +152,7 @@ function readResponse(response: IN8nHttpFullResponse): Attempt {
 	return {
 		failure: success
 			? { kind: 'unreadable', statusCode, problem: 'is not valid JSON' }
-			: { kind: 'status', statusCode, body: body ?? response.body },
+			: { kind: 'status', statusCode, body: body ?? response.body, retryAfter: headerValue(response.headers, 'retry-after') },
 	};
 }
 
