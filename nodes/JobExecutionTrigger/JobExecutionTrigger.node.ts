@@ -170,11 +170,11 @@ export class JobExecutionTrigger implements INodeType {
 		const observation = { active: active.jobs, history: history.jobs, ...reads, now: Date.now() };
 		const { events, state: next, stats } = computeEvents(state, observation, tracker);
 		// Stored only now: a poll that failed above leaves the previous state, so nothing is lost or repeated.
-		staticData.tracker = next as unknown as IDataObject;
-		staticData.stamp = remember(key, next);
-		logPoll(this, { ...stats, unreadable: active.dropped + history.dropped + stats.unreadable }, reads.reasons);
 		const items = events.map((event) => ({ json: eventJson(event, options) }));
 		if (stats.gap !== null && onGap === 'emitItem') items.unshift({ json: gapJson(stats.gap) });
+		staticData.tracker = next as unknown as IDataObject;
+		staticData.stamp = remember(key, next, items.length > 0);
+		logPoll(this, { ...stats, unreadable: active.dropped + history.dropped + stats.unreadable }, reads.reasons);
 		return items.length === 0 ? null : [items];
 	}
 }
@@ -213,17 +213,17 @@ function waitingForService(context: IPollFunctions, staticData: IDataObject, now
 
 /**
  * This process's latest state per trigger (workflow, node, service), so that a re-activation, which reloads the
- * static data n8n last saved (in its default mode, only when a poll emitted), goes on from the newer state instead.
- * It is used only when it follows from the stored state (which carries the stamp this process wrote) or when
- * the stored state has no baseline yet (a durable cursor whose activation poll fired nothing is not committed).
- * It does not survive a restart.
+ * static data n8n last saved (in its default mode only when a poll emitted), goes on from the newer state. It is
+ * used only when every poll since the stored state fired nothing (so no event depends on a save that may have
+ * failed), and when the stored state carries a stamp this process wrote or has no baseline yet (a durable cursor
+ * whose activation poll fired nothing is not committed). It does not survive a restart.
  */
-const recentStates = new Map<string, { state: TrackerState; stamps: string[]; at: number }>();
+const recentStates = new Map<string, { state: TrackerState; polls: Array<{ stamp: string; emitted: boolean }>; at: number }>();
 const PROCESS_MARK = Math.random().toString(36).slice(2, 10);
 /** An unsaved baseline older than this is not used: the user expects "from now on" to mean now. */
 const MEMORY_FRESH_MS = 15 * 60_000;
 const MAX_REMEMBERED_TRIGGERS = 500;
-const MAX_STAMPS = 64;
+const MAX_REMEMBERED_POLLS = 64;
 
 function memoryKey(context: IPollFunctions, connection: ResolvedConnection): string {
 	return JSON.stringify([context.getWorkflow().id, context.getNode().id, connection.credentialType, connection.baseUrl]);
@@ -233,16 +233,17 @@ function resumeState(key: string, staticData: IDataObject): TrackerState {
 	const stored = loadState(staticData.tracker);
 	const memory = recentStates.get(key);
 	if (memory === undefined || memory.state.seq <= stored.seq) return stored;
-	const followsStored = typeof staticData.stamp === 'string' && memory.stamps.includes(staticData.stamp);
-	const noBaseline = !stored.initialized && Date.now() - memory.at < MEMORY_FRESH_MS;
-	return followsStored || noBaseline ? memory.state : stored;
+	const index = memory.polls.findIndex((poll) => poll.stamp === staticData.stamp);
+	const fresh = Date.now() - memory.at < MEMORY_FRESH_MS;
+	if (index < 0 && (stored.initialized || !fresh)) return stored;
+	return memory.polls.slice(index + 1).some((poll) => poll.emitted) ? stored : memory.state;
 }
 
-function remember(key: string, state: TrackerState): string {
+function remember(key: string, state: TrackerState, emitted: boolean): string {
 	const stamp = `${PROCESS_MARK}:${state.seq}`;
-	const stamps = [...(recentStates.get(key)?.stamps ?? []), stamp].slice(-MAX_STAMPS);
+	const polls = [...(recentStates.get(key)?.polls ?? []), { stamp, emitted }].slice(-MAX_REMEMBERED_POLLS);
 	recentStates.delete(key);
-	recentStates.set(key, { state, stamps, at: Date.now() });
+	recentStates.set(key, { state, polls, at: Date.now() });
 	if (recentStates.size > MAX_REMEMBERED_TRIGGERS) recentStates.delete(recentStates.keys().next().value as string);
 	return stamp;
 }
