@@ -77,13 +77,13 @@ const NODE_KEY = `node:${NODE_NAME}`;
 let workflows = 0;
 
 /** The node type as a fresh module load gives it (D5), when running under jest; else the shared instance. */
-function loadNodeType(): INodeType {
+async function loadNodeType(): Promise<INodeType> {
 	// Jest hands each module its `jest` as a wrapper variable, not a global; the benches run without it.
-	const jestObject = eval('typeof jest === "undefined" ? undefined : jest') as { isolateModules(fn: () => void): void } | undefined;
+	const jestObject = eval('typeof jest === "undefined" ? undefined : jest') as { isolateModulesAsync(fn: () => Promise<void>): Promise<void> } | undefined;
 	if (!jestObject) return nodeTypes.getByNameAndVersion(TRIGGER_NODE_TYPE, 1);
 	let nodeType: INodeType | undefined;
-	jestObject.isolateModules(() => {
-		const module = require('../nodes/JobExecutionTrigger/JobExecutionTrigger.node') as { JobExecutionTrigger: new () => INodeType };
+	await jestObject.isolateModulesAsync(async () => {
+		const module = await import('../nodes/JobExecutionTrigger/JobExecutionTrigger.node');
 		nodeType = new module.JobExecutionTrigger();
 	});
 	return nodeType!;
@@ -106,6 +106,7 @@ export function createPoller(parameters: INodeParameters, credentials: Credentia
 	let workflow: Workflow;
 	let node: INode;
 	let nodeType = nodeTypes.getByNameAndVersion(TRIGGER_NODE_TYPE, 1);
+	let reloadModules = false;
 	const warnings: string[] = [];
 
 	const build = () => {
@@ -147,6 +148,10 @@ export function createPoller(parameters: INodeParameters, credentials: Credentia
 		// The same context with n8n's logger recorded (its own property cannot be replaced).
 		const logger = { debug: () => undefined, info: () => undefined, error: () => undefined, warn: (message: string) => warnings.push(message) };
 		const recorded = Object.create(context, { logger: { value: logger } }) as PollContext;
+		if (reloadModules) {
+			reloadModules = false;
+			nodeType = await loadNodeType();
+		}
 		const result = await nodeType.poll!.call(recorded);
 		return { result, staged };
 	};
@@ -180,7 +185,7 @@ export function createPoller(parameters: INodeParameters, credentials: Credentia
 			if (newParameters) currentParameters = newParameters;
 			// A new process: a crash that was due in the old one is behind us.
 			crashNext = false;
-			if (how.reloadModules !== false) nodeType = loadNodeType();
+			if (how.reloadModules !== false) reloadModules = true;
 			build();
 		},
 		reactivate(newParameters?: INodeParameters) {

@@ -186,21 +186,21 @@ async function readLists(
 	staticData: IDataObject,
 	bound: { deadline: number; startedAt: number },
 ): Promise<{ active: Listed; history: Listed } | null> {
-	try {
-		// Active first, history second: a job ending in between shows up twice (never zero times).
-		const active = await listJobs(context, connection, 'active', bound);
-		const history = await listJobs(context, connection, 'history', bound);
+	// Active first, history second: a job ending in between shows up twice (never zero times).
+	const active = await settle(listJobs(context, connection, 'active', bound));
+	const history = active.ok ? await settle(listJobs(context, connection, 'history', bound)) : active;
+	if (active.ok && history.ok) {
 		if (staticData.pausedUntil !== undefined) delete staticData.pausedUntil;
-		return { active, history };
-	} catch (error) {
-		const waitMs = retryAfterMs(error);
-		if (waitMs === undefined) throw error;
-		staticData.pausedUntil = Date.now() + waitMs;
-		context.logger.warn(
-			`Job Execution Trigger: ${failureInWords(error)} and asked to wait ${Math.ceil(waitMs / 1000)} s (Retry-After): no poll until ${new Date(staticData.pausedUntil).toISOString()}`,
-		);
-		return null;
+		return { active: active.value, history: history.value };
 	}
+	const error = active.ok ? (history.ok ? undefined : history.error) : active.error;
+	const waitMs = retryAfterMs(error);
+	if (waitMs === undefined) throw error;
+	staticData.pausedUntil = Date.now() + waitMs;
+	context.logger.warn(
+		`Job Execution Trigger: ${failureInWords(error)} and asked to wait ${Math.ceil(waitMs / 1000)} s (Retry-After): no poll until ${new Date(staticData.pausedUntil).toISOString()}`,
+	);
+	return null;
 }
 
 /** Polls due before the service's Retry-After ends send nothing, with one log line each. */

@@ -52,6 +52,13 @@ const PHASES: IDataObject[] = [
 	{ triggerOn: 'statuses', statuses: ['RUNNING', 'ERROR'], filters: { runProfileName: 'nightly' }, options: { maxIndividualReads: 5 } },
 ];
 
+/** Narrow settings, as many real triggers have: most polls fire nothing, so n8n's default mode rarely saves. */
+const NARROW_PHASES: IDataObject[] = [
+	{ triggerOn: 'statuses', statuses: ['COMPLETED'], filters: { flowName: 'e' } },
+	{ triggerOn: 'statuses', statuses: ['CANCELLED'], filters: { flowName: 'c', runProfileName: 'nightly' } },
+	{ triggerOn: 'statuses', statuses: ['ERROR'], filters: { runProfileName: 'nightly' }, options: { maxIndividualReads: 10 } },
+];
+
 const HISTORY = { method: 'GET', target: '/api/v1/jobs?filter=history' } as const;
 const ACTIVE = { method: 'GET', target: '/api/v1/jobs?filter=active' } as const;
 const ONE_JOB = { method: 'GET', target: /^\/api\/v1\/jobs\/[^?]+$/ } as const;
@@ -153,7 +160,8 @@ async function churn(kind: Interface, seed: number, scenario: Scenario) {
 	serverOptions.port = server.port;
 	const credentials = credentialsFor(server.url);
 	const authentication = kind === 'native' ? 'jobExecutionApi' : 'jobExecutionRelayApi';
-	let phase = PHASES[0];
+	const phases = realistic ? NARROW_PHASES : PHASES;
+	let phase = phases[0];
 	const parametersOf = (p: IDataObject) => ({ authentication, ...p }) as INodeParameters;
 	const poller = createPoller(parametersOf(phase), credentials, { saving: scenario.saving });
 
@@ -325,7 +333,7 @@ async function churn(kind: Interface, seed: number, scenario: Scenario) {
 			clock.advance(700 + Math.floor(random() * 1100));
 
 			const roll = random();
-			if (realistic && lastPollGood && !lastPollFired && roll < 0.6) {
+			if (realistic && lastPollGood && !lastPollFired && roll < 0.25) {
 				await restartN8n();
 			} else if (realistic && roll < 0.006) {
 				// n8n dies between an emit and its fire-and-forget save: the next emitting poll's save is lost.
@@ -349,7 +357,7 @@ async function churn(kind: Interface, seed: number, scenario: Scenario) {
 				}
 			} else if (roll < 0.08) {
 				figures.optionChanges++;
-				phase = { ...pick(PHASES) };
+				phase = { ...pick(phases) };
 				phase.options = { ...((phase.options ?? {}) as IDataObject), maxIndividualReads: (phase.options as IDataObject)?.maxIndividualReads ?? 5 + Math.floor(random() * 40) };
 				// Saving the active workflow with new settings re-activates it, in the same n8n process.
 				poller.reactivate(parametersOf(phase));
