@@ -146,7 +146,15 @@ export function createPoller(parameters: INodeParameters, credentials: Credentia
 		const context = new PollContext(workflow, node, additionalData, mode, 'activate', undefined, undefined, undefined, undefined, nodeStaticData);
 		if (options.withoutPollBudget) Object.defineProperty(context, 'getPollBudgetMs', { value: undefined });
 		// The same context with n8n's logger recorded (its own property cannot be replaced).
-		const logger = { debug: () => undefined, info: () => undefined, error: () => undefined, warn: (message: string) => warnings.push(message) };
+		const logger = {
+			debug: () => undefined,
+			info: () => undefined,
+			error: () => undefined,
+			warn: (message: string) => {
+				warnings.push(message);
+				context.logger.warn(message);
+			},
+		};
 		const recorded = Object.create(context, { logger: { value: logger } }) as PollContext;
 		if (reloadModules) {
 			reloadModules = false;

@@ -70,6 +70,11 @@ export interface TrackerState {
 	done: Array<[string, number]>;
 	/** The trigger's clock (epoch ms) at the last stored poll: the start of a possible gap's window. */
 	polledAt: number | null;
+	/**
+	 * Finished jobs evicted from `done`, as 8-hex-digit hashes of their keys, newest last (at most MAX_GONE): one the
+	 * service lists again, even as running, is not news. Absent when empty.
+	 */
+	gone?: string;
 }
 
 export interface Observation {
@@ -148,6 +153,9 @@ export const MAX_OPEN_JOBS = 1000;
 export const MAX_STATUS_LENGTH = 64;
 /** The stored state's JSON (UTF-8 bytes) never exceeds this, whatever the service lists. */
 export const MAX_STATE_BYTES = 96 * 1024;
+/** Evicted finished jobs remembered by an 8-character hash (16 KB): a job listed again after that is new. */
+export const MAX_GONE = 2000;
+const GONE_WIDTH = 8;
 /** Ids stored as they are in `done` up to this length (plain ASCII); longer or unusual ids are hashed. */
 const MAX_PLAIN_KEY = 64;
 /** Hashed keys start with a control character, which no readable job id contains: they never equal an id. */
@@ -192,7 +200,14 @@ export function loadState(raw: unknown): TrackerState {
 		open: loadOpen(raw.open),
 		done: loadDone(raw.done as unknown[], raw.version === 1),
 		polledAt: typeof raw.polledAt === 'number' && Number.isFinite(raw.polledAt) ? raw.polledAt : null,
+		...loadGone(raw.gone),
 	};
+}
+
+function loadGone(raw: unknown): { gone?: string } {
+	if (typeof raw !== 'string' || !/^[0-9a-f]*$/.test(raw)) return {};
+	const whole = raw.slice(0, raw.length - (raw.length % GONE_WIDTH)).slice(-MAX_GONE * GONE_WIDTH);
+	return whole === '' ? {} : { gone: whole };
 }
 
 function loadOpen(raw: Record<string, unknown>): Record<string, OpenEntry> {
@@ -239,6 +254,16 @@ function clampStatus(status: string): string {
  */
 export function doneKey(id: string): string {
 	if (id.length <= MAX_PLAIN_KEY && /^[\x20-\x7e]*$/.test(id) && !/["\\]/.test(id)) return id;
+	const [h1, h2] = hash53(id);
+	return `${HASH_PREFIX}${(4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36)}:${id.length}`;
+}
+
+/** The 8 hex digits a finished key is remembered by once evicted. */
+function goneHash(key: string): string {
+	return (hash53(key)[0] >>> 0).toString(16).padStart(GONE_WIDTH, '0');
+}
+
+function hash53(id: string): [number, number] {
 	let h1 = 0xdeadbeef;
 	let h2 = 0x41c6ce57;
 	for (let i = 0; i < id.length; i++) {
@@ -248,7 +273,7 @@ export function doneKey(id: string): string {
 	}
 	h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
 	h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-	return `${HASH_PREFIX}${(4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36)}:${id.length}`;
+	return [h1, h2];
 }
 
 /** The rank of what an open entry last recorded. */
@@ -293,6 +318,8 @@ interface PollWork {
 	/** Keys of finished jobs seen in this poll (new or seen again), in the order seen. */
 	finished: Map<string, number>;
 	doneKeys: Set<string>;
+	/** Hashes of evicted finished jobs (built only when needed). */
+	gone: Set<string> | null;
 	events: Array<{ event: JobEvent; key: number }>;
 	matches: (seen: SeenJob) => boolean;
 	stats: PollStats;
@@ -315,6 +342,7 @@ export function computeEvents(
 		open: new Map<string, OpenEntry>(Object.entries(state.open)),
 		finished: new Map<string, number>(),
 		doneKeys: new Set(state.done.map(([key]) => key)),
+		gone: null,
 		events: [],
 		matches: emissionFilter(options),
 		stats: { evicted: 0, open: 0, done: 0, unreadable, overflow, forgotten: 0, retrying: [], givenUp: [], gap: null, bytes: 0 },
@@ -323,9 +351,10 @@ export function computeEvents(
 	if (state.initialized && now !== null) work.stats.gap = possibleGap(work, observation, now);
 	for (const [id, seen] of merged) applySighting(work, id, seen, options);
 	countMisses(work, observation, merged);
-	const done = boundWindow(work, options);
+	const { done, gone } = boundWindow(work, options);
 	capOpen(work);
 	const next: TrackerState = { version: STATE_VERSION, initialized: true, seq: work.seq, open: {}, done, polledAt: now ?? state.polledAt };
+	if (gone !== undefined) next.gone = gone;
 	boundBytes(work, next);
 	work.stats.open = work.open.size;
 	work.stats.done = next.done.length;
@@ -371,8 +400,19 @@ function applySighting(work: PollWork, id: string, seen: SeenJob, options: Track
 		if (seen.rank === RANK_TERMINAL) work.finished.set(key, work.seq);
 		return;
 	}
+	// A job seen finished long ago, listed again (even as running): not news, and not tracked again.
+	if (work.state.gone !== undefined && goneSet(work).has(goneHash(key))) return;
 	record(work, id, seen);
 	emit(work, seen, 'newJob', null, []);
+}
+
+function goneSet(work: PollWork): Set<string> {
+	if (work.gone === null) {
+		const gone = work.state.gone ?? '';
+		work.gone = new Set<string>();
+		for (let i = 0; i < gone.length; i += GONE_WIDTH) work.gone.add(gone.slice(i, i + GONE_WIDTH));
+	}
+	return work.gone;
 }
 
 /** Failed individual reads: read again after a backoff of doubling polls, given up after MAX_MISSES. */
@@ -424,14 +464,21 @@ function hiddenEstimate(history: JobSnapshot[], from: number | null, now: number
 }
 
 /** The window: the `terminalWindow` finished jobs seen most recently. Stored oldest first; seen-again ones move last. */
-function boundWindow(work: PollWork, options: TrackerOptions): Array<[string, number]> {
+function boundWindow(work: PollWork, options: TrackerOptions): { done: Array<[string, number]>; gone?: string } {
 	const window = Math.max(1, Math.floor(options.terminalWindow ?? DEFAULT_TERMINAL_WINDOW) || DEFAULT_TERMINAL_WINDOW);
 	let done = work.state.done;
-	if (work.finished.size === 0 && done.length <= window) return done;
+	const gone = work.state.gone;
+	if (work.finished.size === 0 && done.length <= window) return gone === undefined ? { done } : { done, gone };
 	done = done.filter(([key]) => !work.finished.has(key)).concat([...work.finished]);
 	const cut = Math.max(0, done.length - window);
 	work.stats.evicted = cut;
-	return cut > 0 ? done.slice(cut) : done;
+	return { done: done.slice(cut), ...withGone(gone, done.slice(0, cut)) };
+}
+
+/** Evicted finished jobs join the ring of hashes; the oldest hashes leave it past MAX_GONE. */
+function withGone(gone: string | undefined, evicted: Array<[string, number]>): { gone?: string } {
+	const next = ((gone ?? '') + evicted.map(([key]) => goneHash(key)).join('')).slice(-MAX_GONE * GONE_WIDTH);
+	return next === '' ? {} : { gone: next };
 }
 
 /** At most MAX_OPEN_JOBS unfinished jobs: the least recently seen go (one that comes back counts as new). */
@@ -453,6 +500,16 @@ function leastRecentlySeen(open: Map<string, OpenEntry>): Array<[string, OpenEnt
 function boundBytes(work: PollWork, next: TrackerState): void {
 	next.open = Object.fromEntries(work.open);
 	let bytes = utf8Bytes(JSON.stringify(next));
+	if (bytes > MAX_STATE_BYTES && next.gone !== undefined) {
+		// The oldest evicted hashes go first: they guard only against a service listing long-finished jobs again.
+		const keep = Math.max(0, next.gone.length - (Math.ceil((bytes - MAX_STATE_BYTES) / GONE_WIDTH) * GONE_WIDTH));
+		bytes -= next.gone.length - keep;
+		next.gone = next.gone.slice(next.gone.length - keep);
+		if (next.gone === '') {
+			delete next.gone;
+			bytes = utf8Bytes(JSON.stringify(next));
+		}
+	}
 	if (bytes > MAX_STATE_BYTES) {
 		let cut = 0;
 		while (bytes > MAX_STATE_BYTES && cut < next.done.length && next.done[cut][1] < work.seq) {

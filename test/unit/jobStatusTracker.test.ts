@@ -295,6 +295,21 @@ describe('values from the service that must not decide for other jobs (issue 20)
 		expect(state.done).toHaveLength(100);
 	});
 
+	it('a finished job listed again (as running, then finished) after it left the window is not news', () => {
+		let state = computeEvents(baseline([]), obs({ history: [job('old', 'COMPLETED')] }), anyChange).state;
+		for (let poll = 0; poll < 3; poll++) {
+			const history = Array.from({ length: 10 }, (_, i) => job(uuid(poll * 10 + i), 'COMPLETED'));
+			state = computeEvents(state, obs({ history }), { ...anyChange, terminalWindow: 5 }).state;
+		}
+		expect(doneIds(state)).not.toContain('old');
+		expect(state.gone).toHaveLength(26 * 8);
+		const again = computeEvents(loadState(JSON.parse(JSON.stringify(state))), obs({ active: [job('old', 'RUNNING')] }), anyChange);
+		expect(again.events).toEqual([]);
+		expect(computeEvents(again.state, obs({ history: [job('old', 'COMPLETED')] }), anyChange).events).toEqual([]);
+		// A job never seen is news all the same.
+		expect(brief(computeEvents(again.state, obs({ active: [job('new', 'RUNNING')] }), anyChange).events)).toEqual(['new:newJob:->RUNNING']);
+	});
+
 	it('a 20,008-character status is stored cut to MAX_STATUS_LENGTH', () => {
 		const status = `X${'Y'.repeat(20_007)}`;
 		const state = computeEvents(baseline([]), obs({ active: [job('a', status)] }), anyChange).state;
