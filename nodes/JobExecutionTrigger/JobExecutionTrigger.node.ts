@@ -14,22 +14,33 @@ import {
 	jobFilterFields,
 	parseLogField,
 } from '../shared/descriptions';
-import { asJobArray, formatJob, isJobObject } from '../shared/jobOutput';
+import { formatJob } from '../shared/jobOutput';
+import { readJobList } from '../shared/jobList';
 import { settle } from '../shared/settle';
 import type { CredentialType, ResolvedConnection } from '../shared/transport';
-import { apiRequest, getConnection, jobIdProblem, listCall, readJobCall, transportTiming } from '../shared/transport';
-import { describeGiven, JOB_STATUSES, readableJobId, TERMINAL_STATUSES } from '../shared/jobVocabulary';
+import { apiRequest, failureInWords, getConnection, isRetryableError, readJobCall, retryAfterMs, transportTiming } from '../shared/transport';
+import {
+	describeGiven,
+	isPlainObject,
+	JOB_STATUSES,
+	jobIdProblem,
+	normalizeStatus,
+	readableJobId,
+	TERMINAL_STATUSES,
+	toMillis,
+} from '../shared/jobVocabulary';
 import {
 	computeEvents,
 	emissionFilter,
 	jobsToReadIndividually,
 	loadState,
 	MAX_LISTED_JOBS,
+	MAX_MISSES,
 	MAX_OPEN_JOBS,
-	normalizeStatus,
-	toMillis,
+	MAX_STATE_BYTES,
+	SERVICE_PAGE,
 } from './jobStatusTracker';
-import type { JobEvent, JobSnapshot, TrackerOptions } from './jobStatusTracker';
+import type { JobEvent, JobSnapshot, PollStats, PossibleGap, TrackerOptions, TrackerState } from './jobStatusTracker';
 
 /** Individual reads of tracked jobs that fell off both capped lists, per poll; the rest wait for the next poll. */
 const DEFAULT_MAX_INDIVIDUAL_READS = 25;
@@ -115,6 +126,22 @@ export class JobExecutionTrigger implements INodeType {
 						description:
 							'Tracked jobs that no longer appear in the service’s lists (capped at 100) are read one by one, at most this many per poll',
 					},
+					{
+						displayName: 'On Possible Gap',
+						name: 'onPossibleGap',
+						type: 'options',
+						default: 'logOnly',
+						options: [
+							{
+								name: 'Emit a Possible Gap Item',
+								value: 'emitItem',
+								description: 'Also emit one item with event "possibleGap", the time window and an estimate of how many jobs may be hidden',
+							},
+							{ name: 'Log Only', value: 'logOnly', description: 'Write a warning to n8n’s log' },
+						],
+						description:
+							'The service lists at most 100 jobs: when a full list holds no job the trigger saw before, jobs may have ended unseen',
+					},
 				],
 			},
 		],
@@ -125,67 +152,184 @@ export class JobExecutionTrigger implements INodeType {
 		const tracker = trackerOptions(this);
 		const options = (this.getNodeParameter('options', {}) as IDataObject) ?? {};
 		const maxReads = readMaxReads(this, options);
+		const onGap = readOnGap(this, options);
 		// Whatever the service does, a poll ends by this deadline (every request of it included).
 		const startedAt = Date.now();
 		const deadline = startedAt + transportTiming.callMs;
-		// Active first, history second: a job ending in between shows up twice (never zero times).
-		const active = await listJobs(this, connection, 'active', { deadline, startedAt });
-		const history = await listJobs(this, connection, 'history', { deadline, startedAt });
-
-		if (this.getMode() === 'manual') return [testEvent(this, tracker, active.jobs, history.jobs, options)];
-
+		if (this.getMode() === 'manual') {
+			const active = await listJobs(this, connection, 'active', { deadline, startedAt });
+			const history = await listJobs(this, connection, 'history', { deadline, startedAt });
+			return [testEvent(this, tracker, active.jobs, history.jobs, options)];
+		}
 		const staticData = this.getWorkflowStaticData('node');
-		const state = loadState(staticData.tracker);
+		if (waitingForService(this, staticData, startedAt)) return null;
+		const lists = await readLists(this, connection, staticData, { deadline, startedAt });
+		if (lists === null) return null;
+		const { active, history } = lists;
+
+		const key = memoryKey(this, connection);
+		const state = resumeState(key, staticData);
 		const budgetMs = typeof this.getPollBudgetMs === 'function' ? this.getPollBudgetMs() : BUDGET_WITHOUT_ENGINE_MS;
 		const readsEnd = Math.min(deadline, Date.now() + budgetMs * BUDGET_SHARE);
 		const ids = jobsToReadIndividually(state, active.jobs, history.jobs, maxReads);
-		const { individual, notFound } = await readIndividually(this, connection, ids, readsEnd);
+		const reads = await readIndividually(this, connection, ids, readsEnd);
 
-		const observation = { active: active.jobs, history: history.jobs, individual, notFound };
+		const observation = { active: active.jobs, history: history.jobs, ...reads, now: Date.now() };
 		const { events, state: next, stats } = computeEvents(state, observation, tracker);
 		// Stored only now: a poll that failed above leaves the previous state, so nothing is lost or repeated.
+		const items = events.map((event) => ({ json: eventJson(event, options) }));
+		if (stats.gap !== null && onGap === 'emitItem') items.unshift({ json: gapJson(stats.gap) });
 		staticData.tracker = next as unknown as IDataObject;
-		logSkipped(this, active.dropped + history.dropped + stats.unreadable, stats.overflow, stats.forgotten);
-		if (events.length === 0) return null;
-		return [events.map((event) => ({ json: eventJson(event, options) }))];
+		staticData.stamp = remember(key, next, items.length > 0);
+		logPoll(this, { ...stats, unreadable: active.dropped + history.dropped + stats.unreadable }, reads.reasons);
+		return items.length === 0 ? null : [items];
 	}
 }
 
-/** Tracked jobs on neither list, one by one, until `readsEnd`; the rest wait for the next poll. */
-async function readIndividually(
+/** Both lists; a 429/503 with Retry-After stops the trigger until then (stored, no error), anything else throws. */
+async function readLists(
 	context: IPollFunctions,
 	connection: ResolvedConnection,
-	ids: string[],
-	readsEnd: number,
-): Promise<{ individual: JobSnapshot[]; notFound: string[] }> {
-	const individual: JobSnapshot[] = [];
-	const notFound: string[] = [];
+	staticData: IDataObject,
+	bound: { deadline: number; startedAt: number },
+): Promise<{ active: Listed; history: Listed } | null> {
+	// Active first, history second: a job ending in between shows up twice (never zero times).
+	const active = await settle(listJobs(context, connection, 'active', bound));
+	const history = active.ok ? await settle(listJobs(context, connection, 'history', bound)) : active;
+	if (active.ok && history.ok) {
+		if (staticData.pausedUntil !== undefined) delete staticData.pausedUntil;
+		return { active: active.value, history: history.value };
+	}
+	const error = active.ok ? (history.ok ? undefined : history.error) : active.error;
+	const waitMs = retryAfterMs(error);
+	if (waitMs === undefined) throw error;
+	staticData.pausedUntil = Date.now() + waitMs;
+	context.logger.warn(
+		`Job Execution Trigger: ${failureInWords(error)} and asked to wait ${Math.ceil(waitMs / 1000)} s (Retry-After): no poll until ${new Date(staticData.pausedUntil).toISOString()}`,
+	);
+	return null;
+}
+
+/** Polls due before the service's Retry-After ends send nothing, with one log line each. */
+function waitingForService(context: IPollFunctions, staticData: IDataObject, now: number): boolean {
+	const until = staticData.pausedUntil;
+	if (typeof until !== 'number' || !Number.isFinite(until) || until <= now) return false;
+	context.logger.warn(`Job Execution Trigger: skipping this poll, the service asked to wait until ${new Date(until).toISOString()} (Retry-After)`);
+	return true;
+}
+
+/**
+ * This process's latest state per trigger (workflow, node, service), so that a re-activation, which reloads the
+ * static data n8n last saved (in its default mode only when a poll emitted), goes on from the newer state. It is
+ * used only when every poll since the stored state fired nothing (so no event depends on a save that may have
+ * failed), and when the stored state carries a stamp this process wrote or has no baseline yet (a durable cursor
+ * whose activation poll fired nothing is not committed). It does not survive a restart.
+ */
+const recentStates = new Map<string, { state: TrackerState; polls: Array<{ stamp: string; emitted: boolean }>; at: number }>();
+const PROCESS_MARK = Math.random().toString(36).slice(2, 10);
+/** An unsaved baseline older than this is not used: the user expects "from now on" to mean now. */
+const MEMORY_FRESH_MS = 15 * 60_000;
+const MAX_REMEMBERED_TRIGGERS = 500;
+const MAX_REMEMBERED_POLLS = 64;
+
+function memoryKey(context: IPollFunctions, connection: ResolvedConnection): string {
+	return JSON.stringify([context.getWorkflow().id, context.getNode().id, connection.credentialType, connection.baseUrl]);
+}
+
+function resumeState(key: string, staticData: IDataObject): TrackerState {
+	const stored = loadState(staticData.tracker);
+	const memory = recentStates.get(key);
+	if (memory === undefined || memory.state.seq <= stored.seq) return stored;
+	const index = memory.polls.findIndex((poll) => poll.stamp === staticData.stamp);
+	const fresh = Date.now() - memory.at < MEMORY_FRESH_MS;
+	if (index < 0 && (stored.initialized || !fresh)) return stored;
+	return memory.polls.slice(index + 1).some((poll) => poll.emitted) ? stored : memory.state;
+}
+
+function remember(key: string, state: TrackerState, emitted: boolean): string {
+	const stamp = `${PROCESS_MARK}:${state.seq}`;
+	const polls = [...(recentStates.get(key)?.polls ?? []), { stamp, emitted }].slice(-MAX_REMEMBERED_POLLS);
+	recentStates.delete(key);
+	recentStates.set(key, { state, polls, at: Date.now() });
+	if (recentStates.size > MAX_REMEMBERED_TRIGGERS) recentStates.delete(recentStates.keys().next().value as string);
+	return stamp;
+}
+
+interface Reads {
+	individual: JobSnapshot[];
+	notFound: string[];
+	failed: string[];
+	/** Why reads failed, in words, for the log line. */
+	reasons: string[];
+}
+
+/**
+ * Tracked jobs on neither list, one by one, until `readsEnd`; the rest wait for the next poll. A failed read never
+ * fails the poll: the tracker reads that job again with backoff and gives it up after a stated number of reads.
+ */
+async function readIndividually(context: IPollFunctions, connection: ResolvedConnection, ids: string[], readsEnd: number): Promise<Reads> {
+	const reads: Reads = { individual: [], notFound: [], failed: [], reasons: [] };
 	for (const id of ids) {
 		if (Date.now() >= readsEnd) break;
 		// The tracker keeps only readable ids; a state stored before that rule may still hold others.
 		if (jobIdProblem(id) !== null) continue;
 		const read = await settle(apiRequest.call(context, connection, readJobCall(id), { deadline: readsEnd }));
-		if (read.ok) {
-			if (isJobObject(read.value.body)) individual.push(read.value.body as JobSnapshot);
+		if (read.ok && isPlainObject(read.value.body)) {
+			reads.individual.push(read.value.body as JobSnapshot);
 			continue;
 		}
-		// The service answers 400 for an unknown job; the tracker forgets a job only after repeated misses. A read
-		// that used up the poll's time counts as a miss too, so that job goes to the back of the rotation.
-		const httpCode = (read.error as { httpCode?: string }).httpCode;
-		if (httpCode !== '400' && httpCode !== 'DEADLINE') throw read.error;
-		notFound.push(id);
-		if (httpCode === 'DEADLINE') break;
+		const reason = read.ok ? 'the answer was not a job' : failureInWords(read.error);
+		if (!reads.reasons.includes(reason)) reads.reasons.push(reason);
+		// The transport's classifier: a failure no retry can fix (unknown job, refused) or a passing one.
+		(read.ok || isRetryableError(read.error) ? reads.failed : reads.notFound).push(id);
+		// The service asked to wait: the other reads wait for the next poll.
+		if (!read.ok && retryAfterMs(read.error) !== undefined) break;
 	}
-	return { individual, notFound };
+	return reads;
 }
 
-/** One line per poll in n8n's log for what the trigger had to leave aside; nothing when all was readable. */
-function logSkipped(context: IPollFunctions, unreadable: number, overflow: number, forgotten: number): void {
+/** One line per poll in n8n's log for what the trigger had to leave aside or may have missed; nothing when all is well. */
+function logPoll(context: IPollFunctions, stats: PollStats, reasons: string[]): void {
 	const parts: string[] = [];
-	if (unreadable > 0) parts.push(`skipped ${unreadable} listed job(s) without a usable ID`);
-	if (overflow > 0) parts.push(`read only the first ${MAX_LISTED_JOBS} jobs of a list, leaving ${overflow}`);
-	if (forgotten > 0) parts.push(`forgot ${forgotten} unfinished job(s) past the ${MAX_OPEN_JOBS} it tracks`);
-	if (parts.length > 0) context.logger.warn(`Job Execution Trigger: unusual job lists: ${parts.join('; ')}`);
+	if (stats.unreadable > 0) parts.push(`skipped ${stats.unreadable} listed job(s) without a usable ID`);
+	if (stats.overflow > 0) parts.push(`read only the first ${MAX_LISTED_JOBS} jobs of a list, leaving ${stats.overflow}`);
+	if (stats.forgotten > 0) parts.push(`forgot ${stats.forgotten} unfinished job(s) to stay within its bounds (${MAX_OPEN_JOBS} jobs, ${MAX_STATE_BYTES} bytes)`);
+	if (stats.retrying.length > 0) {
+		parts.push(
+			`could not read ${stats.retrying.length} tracked job(s) (${reasons.join(', ') || 'failed'}: ${idList(stats.retrying)}); ` +
+				`each is read again in a later poll, with backoff, up to ${MAX_MISSES} reads`,
+		);
+	}
+	if (stats.givenUp.length > 0) parts.push(`gave up ${stats.givenUp.length} tracked job(s) after ${MAX_MISSES} failed reads: ${idList(stats.givenUp)}`);
+	if (stats.gap !== null) parts.push(gapText(stats.gap));
+	if (parts.length > 0) context.logger.warn(`Job Execution Trigger: ${parts.join('; ')}`);
+}
+
+/** A few ids, each cut short: a log line stays readable whatever the service's ids are. */
+function idList(ids: string[]): string {
+	const shown = ids.slice(0, 3).map((id) => (id.length > 40 ? `${id.slice(0, 40)}…` : id));
+	return shown.join(', ') + (ids.length > 3 ? ` and ${ids.length - 3} more` : '');
+}
+
+function gapText(gap: PossibleGap): string {
+	const from = gap.from === null ? 'the previous poll' : new Date(gap.from).toISOString();
+	const what = gap.list === 'history' ? 'finished' : 'were submitted';
+	const count = gap.mayBeHidden === null ? 'an unknown number of' : `about ${gap.mayBeHidden}`;
+	return (
+		`possible gap: the ${gap.list} list was full (${SERVICE_PAGE} jobs) and held no job seen before, so ${count} jobs that ` +
+		`${what} between ${from} and ${new Date(gap.to).toISOString()} may never have been listed; poll more often`
+	);
+}
+
+function gapJson(gap: PossibleGap): IDataObject {
+	return {
+		event: 'possibleGap',
+		list: gap.list,
+		from: gap.from === null ? null : new Date(gap.from).toISOString(),
+		to: new Date(gap.to).toISOString(),
+		mayBeHidden: gap.mayBeHidden,
+		message: gapText(gap),
+	};
 }
 
 const STATUSES: readonly string[] = JOB_STATUSES;
@@ -225,8 +369,19 @@ function readMaxReads(context: IPollFunctions, options: IDataObject): number {
 	return raw;
 }
 
+function readOnGap(context: IPollFunctions, options: IDataObject): 'logOnly' | 'emitItem' {
+	const raw = options.onPossibleGap ?? 'logOnly';
+	if (raw !== 'logOnly' && raw !== 'emitItem') throw badSetting(context, 'On Possible Gap must be "logOnly" or "emitItem"');
+	return raw;
+}
+
 function badSetting(context: IPollFunctions, message: string): NodeOperationError {
 	return new NodeOperationError(context.getNode(), message, { description: 'Fix the trigger setting; the trigger stores nothing until then.' });
+}
+
+interface Listed {
+	jobs: JobSnapshot[];
+	dropped: number;
 }
 
 async function listJobs(
@@ -234,12 +389,9 @@ async function listJobs(
 	connection: ResolvedConnection,
 	filter: 'active' | 'history',
 	bound: { deadline: number; startedAt: number },
-): Promise<{ jobs: JobSnapshot[]; dropped: number }> {
-	const { body } = await apiRequest.call(context, connection, listCall(filter), bound);
-	const jobs = asJobArray(body);
-	if (!jobs) throw new NodeOperationError(context.getNode(), `The service answered the ${filter} job list with no list`);
-	// Entries that are not objects are dropped by asJobArray; the tracker counts and skips the other unreadable ones.
-	const listed = Array.isArray(body) ? body.length : jobs.length;
+): Promise<Listed> {
+	const { jobs, listed } = await readJobList.call(context, connection, filter, bound);
+	// Entries that are not objects are dropped by readJobList; the tracker counts and skips the other unreadable ones.
 	return { jobs: jobs as JobSnapshot[], dropped: listed - jobs.length };
 }
 

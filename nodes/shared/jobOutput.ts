@@ -23,8 +23,3 @@ export function formatJob(job: IDataObject, options: JobOutputOptions): IDataObj
 	}
 	return output;
 }
-
-// Kept for the trigger until its merge (test/unit/architecture.test.ts, PENDING_TRIGGER_IMPORTS): their homes are
-// jobList and jobVocabulary.
-export { asJobArray } from './jobList';
-export { isPlainObject as isJobObject } from './jobVocabulary';

@@ -5,9 +5,13 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { runActionNode } from '../../testkit/engine';
-import { BROKEN, INTERFACES, SALES, startFixture } from '../../testkit/fixtures';
+import { BROKEN, credentialsFor, INTERFACES, SALES, startFixture } from '../../testkit/fixtures';
 import type { Fixture, Interface } from '../../testkit/fixtures';
 import { createPoller } from '../../testkit/poller';
+import type { SavingMode } from '../../testkit/poller';
+import { startScriptedJobService } from '../../testkit/scriptedJobService';
+import type { Job, ReadFault, ScriptedJobService } from '../../testkit/scriptedJobService';
+import { MAX_MISSES, MAX_STATE_BYTES } from '../../nodes/JobExecutionTrigger/jobStatusTracker';
 import { transportTiming } from '../../nodes/shared/transport';
 
 const json = (items: INodeExecutionData[] | null) => (items ?? []).map((item) => item.json);
@@ -122,13 +126,17 @@ describe.each(INTERFACES)('Job Execution Trigger over the %s interface', (kind: 
 		expect(JSON.stringify(poller.storedState()).length).toBeLessThan(64 * 1024);
 	});
 
-	test('a poll that fails midway stores nothing; after a restart the next good poll reports everything once', async () => {
+	test.each<[SavingMode, string | null]>([
+		['durableCursors', 'RUNNING'],
+		// n8n's default mode saved nothing after the poll that saw them running: after a restart they are new jobs.
+		['default', null],
+	])('a poll that fails midway stores nothing; after a restart the next good poll reports everything once (%s saving)', async (saving, previousStatus) => {
 		fx = await startFixture(kind);
-		const poller = createPoller(params(), fx.credentials);
+		const poller = createPoller(params(), fx.credentials, { saving });
 		await poller.poll();
 		const ids = await submit(SALES, 3);
 		await poller.poll();
-		const stateBefore = JSON.stringify(poller.storedState());
+		const stateBefore = JSON.stringify(poller.liveState());
 		fx.clock.advance(60_000);
 		// The active list answers, the history list fails on the first try and on every retry.
 		const history = { method: 'GET', target: '/api/v1/jobs?filter=history' } as const;
@@ -139,14 +147,14 @@ describe.each(INTERFACES)('Job Execution Trigger over the %s interface', (kind: 
 		]);
 		await expect(poller.poll()).rejects.toMatchObject({ name: 'NodeApiError', httpCode: '500' });
 		expect(fx.server.faults.waiting()).toBe(0);
-		expect(JSON.stringify(poller.storedState())).toBe(stateBefore);
+		expect(JSON.stringify(poller.liveState())).toBe(stateBefore);
 		fx.server.faults.inject({ kind: 'drop', times: 4 });
 		await expect(poller.poll()).rejects.toMatchObject({ name: 'NodeApiError', httpCode: 'ECONNRESET' });
-		expect(JSON.stringify(poller.storedState())).toBe(stateBefore);
+		expect(JSON.stringify(poller.liveState())).toBe(stateBefore);
 		poller.restart(); // n8n restarts with the stored static data
 		const events = json(await poller.poll());
 		expect(events.map((e) => e.id).sort()).toEqual([...ids].sort());
-		expect(events.every((e) => e.executionStatus === 'COMPLETED' && e.previousStatus === 'RUNNING')).toBe(true);
+		expect(events.every((e) => e.executionStatus === 'COMPLETED' && e.previousStatus === previousStatus)).toBe(true);
 		poller.restart();
 		expect(await poller.poll()).toBeNull();
 	});
@@ -190,5 +198,221 @@ describe.each(INTERFACES)('Job Execution Trigger over the %s interface', (kind: 
 		expect(items[0].id).toBe(newer);
 		expect(older).not.toBe(newer);
 		expect(poller.storedState()).toEqual({});
+	});
+});
+
+// Issue 20: what a lying or failing service can do to the trigger, through n8n-core's PollContext.
+describe('Job Execution Trigger against a service that fails or lies', () => {
+	let service: ScriptedJobService;
+	const T = 1_795_000_000_000;
+	const DAY = 86_400_000;
+	const uuid = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
+	const running = (id: string): Job => ({ id, executionStatus: 'RUNNING', flowName: 'f', runProfileName: 'p', startTime: T, endTime: null });
+	const finished = (id: string, endTime: unknown = T + 1000, status = 'COMPLETED'): Job => ({ ...running(id), executionStatus: status, endTime });
+	const trigger = (extra: IDataObject = {}) => createPoller({ authentication: 'jobExecutionApi', ...extra }, credentialsFor(service.url));
+	beforeEach(async () => {
+		service = await startScriptedJobService();
+	});
+	afterEach(async () => {
+		await service.close();
+	});
+
+	const faults: Array<[string, ReadFault]> = [
+		['403', { status: 403 }],
+		['404', { status: 404 }],
+		['500', { status: 500 }],
+		['429', { status: 429 }],
+		['an unreadable answer', 'notJson'],
+	];
+	test.each(faults)('a tracked job whose read always answers %s: the poll goes on, that job is retried with backoff, logged, then given up; the others fire', async (_name, fault) => {
+		const poller = trigger();
+		service.active = [running('bad'), running('ok')];
+		expect(await poller.poll()).toBeNull();
+		// Both fall off the lists; 'ok' finished, 'bad' cannot be read.
+		service.active = [];
+		service.jobs.set('ok', finished('ok'));
+		service.readFaults.set('bad', fault);
+		const fired: string[] = [];
+		let readsOfBad = 0;
+		for (let poll = 1; poll <= 34; poll++) {
+			const before = service.requests.filter((path) => path.endsWith('/jobs/bad')).length;
+			for (const item of json(await poller.poll())) fired.push(`${String(item.id)} ${String(item.executionStatus)}`);
+			if (service.requests.filter((path) => path.endsWith('/jobs/bad')).length > before) readsOfBad++;
+		}
+		expect(fired).toEqual(['ok COMPLETED']);
+		expect(readsOfBad).toBe(MAX_MISSES);
+		const about = poller.warnings.filter((line) => line.includes('bad'));
+		expect(about).toHaveLength(MAX_MISSES);
+		expect(about[0]).toMatch(/could not read 1 tracked job\(s\) \(.+: bad\); each is read again in a later poll, with backoff, up to 6 reads/);
+		expect(about[MAX_MISSES - 1]).toContain('gave up 1 tracked job(s) after 6 failed reads: bad');
+		expect(JSON.stringify(poller.liveState())).not.toContain('"bad"');
+	});
+
+	test('900 jobs ending a day ahead (a skewed clock), then 20 ordinary jobs: 20 of 20 fire', async () => {
+		const poller = trigger();
+		const future = Array.from({ length: 900 }, (_, i) => finished(uuid(i), T + DAY + i));
+		const ordinary = Array.from({ length: 20 }, (_, i) => uuid(5000 + i));
+		const newestFirst = (jobs: Job[]) => [...jobs].sort((a, b) => (b.endTime as number) - (a.endTime as number)).slice(0, 100);
+		await poller.poll();
+		for (let k = 1; k <= 9; k++) {
+			service.history = newestFirst(future.slice(0, k * 100));
+			await poller.poll();
+		}
+		service.active = ordinary.map(running);
+		await poller.poll();
+		service.active = [];
+		for (const id of ordinary) service.jobs.set(id, finished(id, T + 5000));
+		service.history = newestFirst([...future, ...ordinary.map((id) => finished(id, T + 5000))]);
+		const fired = new Set<string>();
+		for (let poll = 0; poll < 3; poll++) for (const item of json(await poller.poll())) fired.add(String(item.id));
+		expect([...fired].sort()).toEqual(ordinary);
+	});
+
+	test('ISO-text end times on a moving history list: 100 polls, each job fires once (0 duplicates)', async () => {
+		const poller = trigger();
+		await poller.poll();
+		const fired = new Map<string, number>();
+		for (let poll = 0; poll < 100; poll++) {
+			service.history = Array.from({ length: 100 }, (_, i) => {
+				const n = poll * 12 + 99 - i;
+				return finished(uuid(n), new Date(T + n * 1000).toISOString());
+			});
+			for (const item of json(await poller.poll())) fired.set(String(item.id), (fired.get(String(item.id)) ?? 0) + 1);
+		}
+		expect([...fired.values()].filter((count) => count > 1)).toEqual([]);
+		expect(fired.size).toBe(100 + 99 * 12);
+	});
+
+	test(`huge statuses and 256-character ids of 3-byte characters: the saved state stays under MAX_STATE_BYTES (${MAX_STATE_BYTES} B)`, async () => {
+		const poller = trigger({ triggerOn: 'anyChange' });
+		const longId = (n: number) => `${n}`.padStart(8, '0') + '\u4e2d'.repeat(248);
+		let max = 0;
+		for (let poll = 0; poll < 2; poll++) {
+			service.active = Array.from({ length: 500 }, (_, i) => ({ ...running(longId(poll * 2000 + i)), executionStatus: 'X'.repeat(20_008) }));
+			service.history = Array.from({ length: 500 }, (_, i) => finished(longId(poll * 2000 + 1000 + i)));
+			await poller.poll();
+			max = Math.max(max, Buffer.byteLength(JSON.stringify(poller.storedState())));
+		}
+		expect(max).toBeLessThan(100 * 1024);
+		expect(max).toBeGreaterThan(MAX_STATE_BYTES * 0.9);
+		process.stdout.write(`trigger state at worst case through the engine: ${max} B of static data\n`);
+	});
+
+	test('a full history list none of whose jobs was seen before: a possible gap, logged with its window, or emitted as one item', async () => {
+		for (const onPossibleGap of ['logOnly', 'emitItem']) {
+			const poller = trigger({ options: { onPossibleGap } });
+			service.history = Array.from({ length: 100 }, (_, i) => finished(uuid(i)));
+			await poller.poll();
+			service.history = Array.from({ length: 100 }, (_, i) => finished(uuid(1000 + i)));
+			const items = json(await poller.poll());
+			const gapLines = poller.warnings.filter((line) => line.includes('possible gap'));
+			expect(gapLines).toHaveLength(1);
+			expect(gapLines[0]).toMatch(/the history list was full \(100 jobs\) and held no job seen before, so .* jobs that finished between \d{4}-\d\d-\d\dT.* and \d{4}-\d\d-\d\dT.* may never have been listed/);
+			const gapItems = items.filter((item) => item.event === 'possibleGap');
+			expect(gapItems).toHaveLength(onPossibleGap === 'emitItem' ? 1 : 0);
+			expect(items.filter((item) => item.event !== 'possibleGap')).toHaveLength(100);
+			// The next poll overlaps what was seen: no gap.
+			service.history = [finished(uuid(2000)), ...service.history.slice(0, 99)];
+			await poller.poll();
+			expect(poller.warnings.filter((line) => line.includes('possible gap'))).toHaveLength(1);
+		}
+	});
+
+	test('429 with Retry-After on the lists: no request until then, one log line per skipped poll, then polling again', async () => {
+		const poller = trigger();
+		service.active = [running('a')];
+		await poller.poll();
+		service.listFault = { status: 429, headers: { 'retry-after': '1' } };
+		const requestsBefore = service.requests.length;
+		expect(await poller.poll()).toBeNull();
+		const asked = service.requests.length - requestsBefore;
+		expect(asked).toBeGreaterThanOrEqual(1);
+		expect(poller.warnings.at(-1)).toMatch(/the service answered HTTP 429 and asked to wait 1 s \(Retry-After\): no poll until/);
+		service.listFault = null;
+		for (let i = 0; i < 3; i++) expect(await poller.poll()).toBeNull();
+		expect(service.requests.length - requestsBefore).toBe(asked);
+		expect(poller.warnings.filter((line) => line.includes('skipping this poll'))).toHaveLength(3);
+		await new Promise((resolve) => setTimeout(resolve, 1100));
+		service.active = [];
+		service.history = [finished('a')];
+		expect(json(await poller.poll()).map((item) => item.id)).toEqual(['a']);
+	});
+});
+
+// Issue 21: the stand-in saves static data as n8n does (testkit/poller.ts, D1–D5 and C1–C5).
+describe('the trigger under n8n\'s real static-data saving', () => {
+	let service: ScriptedJobService;
+	const running = (id: string): Job => ({ id, executionStatus: 'RUNNING', flowName: 'f', runProfileName: 'p', startTime: 1, endTime: null });
+	const finished = (id: string): Job => ({ ...running(id), executionStatus: 'COMPLETED', endTime: 2 });
+	const trigger = (saving: SavingMode) => createPoller({ authentication: 'jobExecutionApi' }, credentialsFor(service.url), { saving });
+	const tracked = (state: IDataObject) => Object.keys(((state['node:Job Execution Trigger'] as IDataObject)?.tracker as IDataObject)?.open ?? {});
+	beforeEach(async () => {
+		service = await startScriptedJobService();
+	});
+	afterEach(async () => {
+		await service.close();
+	});
+
+	test('default mode: saved after the activation poll and when a poll emits, not after a poll that fires nothing', async () => {
+		const poller = trigger('default');
+		service.active = [running('a')];
+		await poller.poll();
+		expect(tracked(poller.storedState())).toEqual(['a']);
+		service.active = [running('a'), running('b')];
+		expect(await poller.poll()).toBeNull();
+		expect(tracked(poller.storedState())).toEqual(['a']); // D1
+		expect(tracked(poller.liveState()).sort()).toEqual(['a', 'b']);
+		service.active = [running('b')];
+		service.history = [finished('a')];
+		expect(json(await poller.poll()).map((item) => item.id)).toEqual(['a']);
+		expect(tracked(poller.storedState())).toEqual(['b']); // D2
+	});
+
+	test('default mode: a re-activation goes on from the trigger\'s memory; a restart (modules loaded again) cannot', async () => {
+		for (const how of ['reactivate', 'restart'] as const) {
+			const poller = trigger('default');
+			await poller.poll();
+			// 'b' is known only from a poll that fired nothing, then leaves both lists while it finishes.
+			service.active = [running('b')];
+			service.history = [];
+			expect(await poller.poll()).toBeNull();
+			service.active = [];
+			service.jobs.set('b', finished('b'));
+			if (how === 'reactivate') poller.reactivate();
+			else poller.restart();
+			const fired = [...json(await poller.poll()), ...json(await poller.poll())].map((item) => item.id);
+			// The stated limit of n8n's default mode: after a restart, what only null polls learnt is gone.
+			expect(fired).toEqual(how === 'reactivate' ? ['b'] : []);
+		}
+	});
+
+	test('default mode: n8n dying between an emit and its save replays that emit after the restart (a stated limit)', async () => {
+		const poller = trigger('default');
+		service.active = [running('a')];
+		await poller.poll();
+		service.active = [];
+		service.history = [finished('a')];
+		poller.crashAfterNextEmit();
+		expect(json(await poller.poll()).map((item) => item.id)).toEqual(['a']);
+		poller.restart();
+		expect(json(await poller.poll()).map((item) => item.id)).toEqual(['a']);
+	});
+
+	test('durable cursors: every poll commits, a null activation poll does not, a restart runs no activation poll and loses nothing', async () => {
+		const poller = trigger('durableCursors');
+		service.active = [running('a')];
+		expect(await poller.poll()).toBeNull();
+		expect(poller.storedState()).toEqual({}); // C4: the activation poll fired nothing
+		// A job that ends between activation and the first scheduled poll still fires (the trigger's memory).
+		service.active = [];
+		service.history = [finished('a')];
+		expect(json(await poller.poll()).map((item) => item.id)).toEqual(['a']);
+		service.active = [running('b')];
+		expect(await poller.poll()).toBeNull();
+		expect(tracked(poller.storedState())).toEqual(['b']); // C3
+		poller.restart();
+		service.active = [];
+		service.jobs.set('b', finished('b'));
+		expect(json(await poller.poll()).map((item) => item.id)).toEqual(['b']); // C1: from the saved cursor
 	});
 });

@@ -158,49 +158,11 @@ export function importPointViolations(files: Array<{ path: string; text: string 
 	return found;
 }
 
-/**
- * Re-exports kept only so that the trigger (rewritten on another branch, merged after this one) compiles. Each must
- * still be imported by the trigger from that file: once the trigger's imports change at the merge, its entry fails
- * this test until the re-export and the entry are removed.
- */
-const PENDING_TRIGGER_IMPORTS = [
-	{ file: 'nodes/shared/jobOutput.ts', name: 'asJobArray', violation: 'nodes/shared/jobOutput.ts re-exports asJobArray from ./jobList' },
-	{ file: 'nodes/shared/jobOutput.ts', name: 'isJobObject', violation: 'nodes/shared/jobOutput.ts exports isJobObject, a rule of jobVocabulary' },
-	{ file: 'nodes/shared/transport/index.ts', name: 'jobIdProblem', violation: 'nodes/shared/transport/index.ts exports jobIdProblem, a rule of jobVocabulary' },
-	{ file: 'nodes/JobExecutionTrigger/jobStatusTracker.ts', name: 'normalizeStatus', violation: 'nodes/JobExecutionTrigger/jobStatusTracker.ts exports normalizeStatus, a rule of jobVocabulary' },
-	{ file: 'nodes/JobExecutionTrigger/jobStatusTracker.ts', name: 'toMillis', violation: 'nodes/JobExecutionTrigger/jobStatusTracker.ts exports toMillis, a rule of jobVocabulary' },
-];
-
-/** Whether a file of the trigger imports `name` from `file` (a module path without .ts, or a folder's index). */
-function triggerImports(triggerFiles: Array<{ path: string; text: string }>, file: string, name: string): boolean {
-	const target = file.replace(/(\/index)?\.ts$/, '');
-	return triggerFiles.some(({ path, text }) =>
-		[...text.matchAll(/import\s+(?:type\s+)?\{([^}]*)\}\s+from\s+'([^']+)'/g)].some(
-			([, names, from]) => shippedPath(resolve(dirname(path), from)) === target && names.split(',').some((n) => n.trim() === name),
-		),
-	);
-}
-
 describe('one import point per rule', () => {
 	const files = [...sourceFiles(join(ROOT, 'nodes')), ...sourceFiles(join(ROOT, 'credentials'))].map((path) => ({ path, text: readFileSync(path, 'utf8') }));
 
 	test('the vocabulary is exported by jobVocabulary only; only an index re-exports a module of nodes/shared', () => {
-		const pending = new Set(PENDING_TRIGGER_IMPORTS.map((entry) => entry.violation));
-		expect(importPointViolations(files).filter((violation) => !pending.has(violation))).toEqual([]);
-	});
-
-	test('each re-export kept for the trigger is still imported by the trigger, and by nothing else', () => {
-		const trigger = files.filter(({ path }) => shippedPath(path).startsWith('nodes/JobExecutionTrigger/'));
-		const others = files.filter(({ path }) => !shippedPath(path).startsWith('nodes/JobExecutionTrigger/'));
-		const found = importPointViolations(files);
-		for (const entry of PENDING_TRIGGER_IMPORTS) {
-			expect({ ...entry, stillAViolation: found.includes(entry.violation), usedByTrigger: triggerImports(trigger, entry.file, entry.name) }).toEqual({
-				...entry,
-				stillAViolation: true,
-				usedByTrigger: true,
-			});
-			if (!entry.file.startsWith('nodes/JobExecutionTrigger/')) expect({ ...entry, usedElsewhere: triggerImports(others, entry.file, entry.name) }).toEqual({ ...entry, usedElsewhere: false });
-		}
+		expect(importPointViolations(files)).toEqual([]);
 	});
 
 	test('the check catches a vocabulary rule exported elsewhere, by name or renamed, and a re-export that is not an index', () => {

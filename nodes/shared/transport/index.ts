@@ -30,9 +30,7 @@ import { credentialProblem, normalizeServiceUrl, RELAY_CREDENTIAL } from './serv
 export * from './requestBuilders';
 export * from './serviceCredentials';
 export * from './answer';
-export { retryAfterMs } from './errors';
-// Kept for the trigger until its merge (test/unit/architecture.test.ts, PENDING_TRIGGER_IMPORTS): the vocabulary's home is jobVocabulary.
-export { jobIdProblem } from '../jobVocabulary';
+export { failureInWords, isRetryableError, retryAfterMs } from './errors';
 
 export type ApiContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions;
 
