@@ -71,7 +71,7 @@ export interface TrackerState {
 	/** The trigger's clock (epoch ms) at the last stored poll: the start of a possible gap's window. */
 	polledAt: number | null;
 	/**
-	 * Finished jobs evicted from `done`, as 8-hex-digit hashes of their keys, newest last (at most MAX_GONE): one the
+	 * Finished jobs evicted from `done`, as 12-hex-digit hashes of their keys, newest last (at most MAX_GONE): one the
 	 * service lists again, even as running, is not news. Absent when empty.
 	 */
 	gone?: string;
@@ -153,9 +153,12 @@ export const MAX_OPEN_JOBS = 1000;
 export const MAX_STATUS_LENGTH = 64;
 /** The stored state's JSON (UTF-8 bytes) never exceeds this, whatever the service lists. */
 export const MAX_STATE_BYTES = 96 * 1024;
-/** Evicted finished jobs remembered by an 8-character hash (16 KB): a job listed again after that is new. */
-export const MAX_GONE = 2000;
-const GONE_WIDTH = 8;
+/**
+ * Evicted finished jobs remembered by a 48-bit hash in 12 hex digits (12 KB): a job listed again after that is new.
+ * 48 bits keep a false match (a new job taken for an evicted one) near 1 in 3 * 10^11 per new job.
+ */
+export const MAX_GONE = 1000;
+const GONE_WIDTH = 12;
 /** Ids stored as they are in `done` up to this length (plain ASCII); longer or unusual ids are hashed. */
 const MAX_PLAIN_KEY = 64;
 /** Hashed keys start with a control character, which no readable job id contains: they never equal an id. */
@@ -258,9 +261,10 @@ export function doneKey(id: string): string {
 	return `${HASH_PREFIX}${(4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36)}:${id.length}`;
 }
 
-/** The 8 hex digits a finished key is remembered by once evicted. */
+/** The 12 hex digits (48 bits) a finished key is remembered by once evicted. */
 function goneHash(key: string): string {
-	return (hash53(key)[0] >>> 0).toString(16).padStart(GONE_WIDTH, '0');
+	const [h1, h2] = hash53(key);
+	return (h2 & 0xffff).toString(16).padStart(4, '0') + (h1 >>> 0).toString(16).padStart(8, '0');
 }
 
 function hash53(id: string): [number, number] {

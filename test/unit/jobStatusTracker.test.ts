@@ -302,7 +302,7 @@ describe('values from the service that must not decide for other jobs (issue 20)
 			state = computeEvents(state, obs({ history }), { ...anyChange, terminalWindow: 5 }).state;
 		}
 		expect(doneIds(state)).not.toContain('old');
-		expect(state.gone).toHaveLength(26 * 8);
+		expect(state.gone).toHaveLength(26 * 12);
 		const again = computeEvents(loadState(JSON.parse(JSON.stringify(state))), obs({ active: [job('old', 'RUNNING')] }), anyChange);
 		expect(again.events).toEqual([]);
 		expect(computeEvents(again.state, obs({ history: [job('old', 'COMPLETED')] }), anyChange).events).toEqual([]);
