@@ -26,6 +26,7 @@ import { credentialsFor, NATIVE_TOKEN, RELAY_KEY, USER_KEY } from '../../testkit
 import type { Interface } from '../../testkit/fixtures';
 import { createPoller } from '../../testkit/poller';
 import type { SavingMode } from '../../testkit/poller';
+import { writeMeasuredBlock } from '../../testkit/measuredBlock';
 
 const CONCURRENCY = 48;
 
@@ -420,7 +421,11 @@ async function churn(kind: Interface, seed: number, scenario: Scenario) {
 	}
 }
 
+/** One row per churn and interface, written into docs/guarantees.md when the file's tests end. */
+const rows: string[] = [];
+
 function report(label: string, kind: Interface, f: Awaited<ReturnType<typeof churn>>): void {
+	rows.push(`| ${label} | ${kind} | ${f.jobs} | ${f.restarts} (${f.crashes} crashes between emit and save) | ${f.events} | ${f.missed} | ${f.duplicated} | ${f.wrong} | ${f.neverListed} |`);
 	const outages = Object.entries(f.outages)
 		.map(([name, count]) => `${name} ${count}`)
 		.join(', ');
@@ -434,6 +439,12 @@ function report(label: string, kind: Interface, f: Awaited<ReturnType<typeof chu
 			`  outages: ${outages}\n`,
 	);
 }
+
+afterAll(() => {
+	if (rows.length === 0) return;
+	const header = '| Churn, saving mode | Interface | Jobs | n8n restarts or re-activations | Events | Missed | Duplicated | Wrong previous status | Never listed by the service |\n|---|---|---|---|---|---|---|---|---|';
+	writeMeasuredBlock(join(__dirname, '../../docs/guarantees.md'), 'trigger-churn', 'npm run test:soak', `${header}\n${rows.join('\n')}`);
+});
 
 const SEEDS = { native: 20261121, relay: 11212026 } as const;
 const REALISTIC_SEEDS = { native: 3537, relay: 7353 } as const;
