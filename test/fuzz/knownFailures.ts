@@ -5,7 +5,7 @@
  */
 export const FUZZ_KNOWN_FAILURES: Record<number, string> = {
 	23: 'Wait pacing: a transient 503 is read again ~250 ms later (Poll Interval 1 s); a 96 MiB multi-member gzip log passes into the output',
-	49: 'bombs retried: a complete 200 br/gzip bomb on the job list is read again (Job ID list search)',
+	49: 'br/gzip bombs on the job lists (Job ID list search): memory past its cap, or the complete 200 read again',
 	43: 'credential test without a deadline: headers only / a drip holds it past its time bound',
 	32: 'skewed clock: end times one day ahead move the horizon, later COMPLETED events of sane jobs are lost',
 	55: 'log parser: Get Many with Parse Log on 6,000-12,000 unclosed "[" lines or 20,000+ blanks blocks the event loop',

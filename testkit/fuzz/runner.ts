@@ -47,7 +47,7 @@ const cacheDir = path.join(require('os').tmpdir(), 'n8n-job-fuzz-ts-cache');
 let ts;
 require.extensions['.ts'] = (module, filename) => {
 	const source = fs.readFileSync(filename, 'utf8');
-	const cached = path.join(cacheDir, require('crypto').createHash('sha256').update(filename + '\0' + source).digest('hex') + '.js');
+	const cached = path.join(cacheDir, require('crypto').createHash('sha256').update(filename + '|' + source).digest('hex') + '.js');
 	let output;
 	try {
 		output = fs.readFileSync(cached, 'utf8');

@@ -134,7 +134,7 @@ function targetsFor(className: ClassName): Target[] {
 }
 
 const STATUSES = [400, 403, 404, 429, 500, 503];
-const RETRY_AFTER = ['1', '2', '100000', '-5', 'soon', 'DATE+2', 'Fri, 01 Jan 2100 00:00:00 GMT', 'Thu, 01 Jan 1970 00:00:00 GMT'];
+const RETRY_AFTER = ['1', '2', '100000', '-5', 'soon', 'DATE+5', 'Fri, 01 Jan 2100 00:00:00 GMT', 'Thu, 01 Jan 1970 00:00:00 GMT'];
 
 function routeFault(random: Random, className: ClassName, target: Target): Fault | undefined {
 	const single = target === 'get' || target === 'wait' || target === 'submitAndWait';
@@ -220,7 +220,9 @@ function placeFault(random: Random, scenario: Scenario, className: ClassName, fa
 	if (taken.length > 0) from = Math.max(...taken.map((placed) => placed.to));
 	if (from >= end) return undefined;
 	const once = className === 'waitPacing' || random.chance(0.5);
-	return { route, from, to: once ? from + 1 : end, fault, className };
+	// Past the backoff cap, the transient error outlasts one call's attempts (4), so that the wait's own backoff shows.
+	const span = className === 'waitPacing' && (scenario.wait?.pollInterval ?? 0) > 60 ? 4 : 1;
+	return { route, from, to: once ? from + span : end, fault, className };
 }
 
 export function scenarioFor(seed: number): Scenario {

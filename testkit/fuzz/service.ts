@@ -173,7 +173,7 @@ class Service {
 			case 'status': {
 				const extra: Record<string, string> = {};
 				if (fault.retryAfter !== undefined) {
-					const value = fault.retryAfter === 'DATE+2' ? new Date(Date.now() + 2000).toUTCString() : fault.retryAfter;
+					const value = fault.retryAfter === 'DATE+5' ? new Date(Date.now() + 5000).toUTCString() : fault.retryAfter;
 					extra['retry-after'] = value;
 					record.retryAfterMs = retryAfterMs(value, record.at);
 					record.retryAfterDate = !/^\d+$/.test(value.trim());
