@@ -10,7 +10,7 @@ import {
 	HEARTBEAT_KILL_MS,
 	limitsFor,
 	OUTPUT_BYTES_BOUND,
-	OUTPUT_ITEMS_BOUND,
+	outputItemsBound,
 	RSS_CAP_MB,
 	SLACK_MS,
 } from './protocol';
@@ -115,7 +115,7 @@ function keysAndOutput(observed: Observed, report: ChildReport): Violation[] {
 	if (observed.secretInConsole) violations.push({ invariant: 'keysStayHome', detail: 'a key showed on the process console' });
 	const { output } = report;
 	const problems = [
-		output.items > OUTPUT_ITEMS_BOUND ? `${output.items} items (bound ${OUTPUT_ITEMS_BOUND})` : '',
+		output.items > outputItemsBound(observed.scenario.target) ? `${output.items} items (bound ${outputItemsBound(observed.scenario.target)})` : '',
 		output.bytes > OUTPUT_BYTES_BOUND || !output.scanned ? `${(output.bytes / 2 ** 20).toFixed(1)} MiB of text (bound ${OUTPUT_BYTES_BOUND / 2 ** 20} MiB)` : '',
 		output.serialisable ? '' : `not serialisable as JSON (nested ${output.maxDepth} deep)`,
 	].filter(Boolean);

@@ -19,8 +19,15 @@ export const HEARTBEAT_KILL_MS = 3000;
 export const HEARTBEAT_KILL_CPU_MS = 1000;
 /** The trigger's stored state, whatever the lists hold (README: under 100 KiB). */
 export const DEFAULT_STATE_BOUND_BYTES = 100 * 1024;
-/** Output of one run: at most this many items (the trigger reads at most 500 jobs of a list) ... */
-export const OUTPUT_ITEMS_BOUND = 500;
+/**
+ * Output of one run (one poll for the trigger): at most 500 items per list it reads (the trigger reads at most 500
+ * jobs of a list; the service promises 100), and for the trigger its default 25 individual reads on top ...
+ */
+export const ITEMS_PER_LIST = 500;
+export function outputItemsBound(target: Scenario['target']): number {
+	if (target === 'trigger') return 2 * ITEMS_PER_LIST + 25;
+	return target === 'listSearch' ? 2 * ITEMS_PER_LIST : ITEMS_PER_LIST;
+}
 /** ... and this much text, serialisable as JSON (n8n sends items as JSON to the editor, queue workers, tools). */
 export const OUTPUT_BYTES_BOUND = 16 * 1024 * 1024;
 /** The child stops scanning an output for secrets past this (it already broke the bound above). */
