@@ -21,7 +21,7 @@ import { FUZZ_JOB_ID, saneJob } from './bodies';
 import { allSecretForms, credentialsFor } from './credentials';
 import { testCredential } from './credentialTest';
 import type { ChildMessage, ChildReport, OutputFigures, ParentMessage, PollReport } from './protocol';
-import { limitsFor, OUTPUT_SCAN_LIMIT_BYTES } from './protocol';
+import { DEFAULT_CALL_MS, limitsFor, OUTPUT_SCAN_LIMIT_BYTES } from './protocol';
 import type { Scenario } from './scenario';
 
 export function parametersFor(scenario: Scenario): INodeParameters {
@@ -257,6 +257,8 @@ async function run(scenario: Scenario, url: string): Promise<ChildReport> {
 	// Shorter wall-clock limits, through the knob the transport keeps for tests, so that drips end in seconds.
 	const timing = (transport as { transportTiming?: { attemptMs: number; callMs: number } }).transportTiming;
 	if (timing) Object.assign(timing, limitsFor(scenario));
+	// Without the knob the transport keeps its own 60 s call limit: the runner's bounds follow what is in effect.
+	send({ type: 'limits', callMs: timing?.callMs ?? DEFAULT_CALL_MS });
 	const lag = monitorEventLoopDelay({ resolution: 10 });
 	lag.enable();
 	const blocks = watchBlocks();

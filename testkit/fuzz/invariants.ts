@@ -63,11 +63,12 @@ export interface Observed {
 	visible: Map<number, { active: boolean; history: boolean; ids: string[] }>;
 	/** Time the runner held the trigger back for a Retry-After, counted out of its bound. */
 	heldMs: number;
+	/** The call limit in effect in the child (its transport's test knob, or the transport's default). */
+	callMs?: number;
 }
 
 /** The wall-clock bound of a run: its calls' limits, the Wait Timeout, and spare time. */
-export function timeBoundMs(scenario: Scenario, heldMs = 0): number {
-	const { callMs } = limitsFor(scenario);
+export function timeBoundMs(scenario: Scenario, heldMs = 0, callMs = limitsFor(scenario).callMs): number {
 	const wait = scenario.wait ? scenario.wait.timeout * 1000 : 0;
 	switch (scenario.target) {
 		case 'navigationUrl':
@@ -86,7 +87,7 @@ function survival(observed: Observed): Violation[] {
 	if (observed.harnessError) return [{ invariant: 'harness', detail: observed.harnessError }];
 	if (killed === 'memory') return [{ invariant: 'memory', detail: `resident memory passed ${RSS_CAP_MB} MiB (peak seen ${observed.peakRssMb} MiB): killed` }];
 	if (killed === 'blocked') return [{ invariant: 'eventLoop', detail: `no heartbeat for ${observed.longestSilenceMs} ms (killed after ${HEARTBEAT_KILL_MS} ms; bound ${EVENT_LOOP_BLOCK_MS} ms)` }];
-	if (killed === 'time') return [{ invariant: 'timeBound', detail: `still running after ${timeBoundMs(observed.scenario, observed.heldMs)} ms + grace: killed` }];
+	if (killed === 'time') return [{ invariant: 'timeBound', detail: `still running after ${timeBoundMs(observed.scenario, observed.heldMs, observed.callMs)} ms + grace: killed` }];
 	if (!report || exit.code !== 0 || exit.signal) {
 		const fatal = observed.stderrTail.split('\n').find((line) => /fatal|error|abort|heap/i.test(line)) ?? '';
 		return [{ invariant: 'survives', detail: `process ended with code ${exit.code} signal ${exit.signal} before reporting${fatal ? `: ${fatal.trim().slice(0, 200)}` : ''}` }];
@@ -99,9 +100,9 @@ function resources(observed: Observed, report: ChildReport): Violation[] {
 	const peak = Math.max(observed.peakRssMb, report.peakRssMb);
 	if (peak > RSS_CAP_MB) violations.push({ invariant: 'memory', detail: `peak resident memory ${peak} MiB (bound ${RSS_CAP_MB} MiB)` });
 	if (report.maxLagMs > EVENT_LOOP_BLOCK_MS) violations.push({ invariant: 'eventLoop', detail: `event loop blocked ${report.maxLagMs} ms (bound ${EVENT_LOOP_BLOCK_MS} ms)` });
-	const bound = timeBoundMs(observed.scenario, observed.heldMs);
+	const bound = timeBoundMs(observed.scenario, observed.heldMs, observed.callMs);
 	if (report.elapsedMs > bound) violations.push({ invariant: 'timeBound', detail: `ran ${report.elapsedMs} ms (bound ${bound} ms)` });
-	const pollBound = limitsFor(observed.scenario).callMs + SLACK_MS;
+	const pollBound = (observed.callMs ?? limitsFor(observed.scenario).callMs) + SLACK_MS;
 	for (const poll of report.polls ?? []) {
 		if (poll.ms > pollBound) violations.push({ invariant: 'timeBound', detail: `poll ${poll.poll} took ${poll.ms} ms (bound ${pollBound} ms)` });
 	}

@@ -36,6 +36,9 @@ export const OUTPUT_SCAN_LIMIT_BYTES = 64 * 1024 * 1024;
  * Wall-clock limits the child sets through the transport's test knob (transportTiming): short where the service
  * drips or stays silent (so those runs end in seconds), long enough elsewhere for a bomb to be read whole.
  */
+/** The transport's own call limit, in effect when it has no test knob. */
+export const DEFAULT_CALL_MS = 60_000;
+
 export function limitsFor(scenario: Pick<Scenario, 'classes'>): { attemptMs: number; callMs: number } {
 	const slow = scenario.classes.some((name) => name === 'drip' || name === 'silence' || name === 'headersOnly');
 	return slow ? { attemptMs: 2000, callMs: 4000 } : { attemptMs: 15_000, callMs: 20_000 };
@@ -86,5 +89,7 @@ export type ChildMessage =
 	| { type: 'ready' }
 	| { type: 'beat'; rss: number }
 	| { type: 'poll'; poll: number }
+	/** The call limit in effect in the child. */
+	| { type: 'limits'; callMs: number }
 	| { type: 'done'; report: ChildReport }
 	| { type: 'failed'; message: string };

@@ -133,7 +133,7 @@ function superviseChild(scenario: Scenario, service: FuzzService): Promise<Child
 		const silence = Date.now() - lastBeat;
 		watch.observed.longestSilenceMs = Math.max(watch.observed.longestSilenceMs, silence);
 		if (silence > HEARTBEAT_KILL_MS && cpuMsOf(child.pid ?? 0) - cpuAtBeat >= HEARTBEAT_KILL_CPU_MS) kill('blocked');
-		if (Date.now() - started > timeBoundMs(scenario, watch.observed.heldMs) + 5000) kill('time');
+		if (Date.now() - started > timeBoundMs(scenario, watch.observed.heldMs, watch.observed.callMs) + 5000) kill('time');
 	}, 50);
 	const tell = (message: ParentMessage) => child.connected && child.send(message);
 	child.on('message', (message: ChildMessage) => {
@@ -147,6 +147,8 @@ function superviseChild(scenario: Scenario, service: FuzzService): Promise<Child
 			const hold = message.poll === scenario.polls - scenario.sanePolls ? retryAfterWaitMs(service) : 0;
 			watch.observed.heldMs += hold;
 			setTimeout(() => tell({ type: 'go' }), hold);
+		} else if (message.type === 'limits') {
+			watch.observed.callMs = message.callMs;
 		} else if (message.type === 'done') {
 			watch.observed.report = message.report;
 		} else if (message.type === 'failed') {
