@@ -1,0 +1,337 @@
+/**
+ * One fuzz run in its own process (started by runner.ts with a heap cap): runs the scenario's target through n8n's
+ * real engine, watches its own event loop, and reports back over IPC only what the invariants need (never the
+ * output itself, which may be too big or too deep to send): sizes, depth, events, state size, where a secret was
+ * seen, the error's redacted text.
+ */
+import { Logger } from '@n8n/backend-common';
+import { Container } from '@n8n/di';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { gzipSync } from 'node:zlib';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+
+import * as transport from '../../nodes/shared/transport';
+import { runActionNode } from '../engine';
+import type { CredentialsMap } from '../engine';
+import { searchList } from '../listSearch';
+import { createPoller } from '../poller';
+import { FUZZ_JOB_ID, saneJob } from './bodies';
+import { allSecretForms, credentialsFor } from './credentials';
+import { testCredential } from './credentialTest';
+import type { ChildMessage, ChildReport, OutputFigures, ParentMessage, PollReport } from './protocol';
+import { DEFAULT_CALL_MS, limitsFor, OUTPUT_SCAN_LIMIT_BYTES } from './protocol';
+import type { Scenario } from './scenario';
+
+export function parametersFor(scenario: Scenario): INodeParameters {
+	const relay = scenario.variant === 'relay';
+	const authentication = relay ? 'jobExecutionRelayApi' : 'jobExecutionApi';
+	const flow = relay ? { flowId: '3f2b8c1e-6d4a-4b7e-9a51-0c8d2e7f4a10' } : { flowFileName: '/Shared/Flows/sales.flow' };
+	const jobId = { __rl: true, mode: 'id', value: FUZZ_JOB_ID };
+	const options = { parseLog: scenario.parseLog };
+	const waitSettings: INodeParameters = { ...(scenario.wait ?? { pollInterval: 1, timeout: 3 }) };
+	const byTarget: Record<Scenario['target'], INodeParameters> = {
+		submit: { resource: 'job', operation: 'submit', ...flow, runProfileName: 'default' },
+		submitAndWait: { resource: 'job', operation: 'submit', ...flow, runProfileName: 'default', waitForCompletion: true, waitSettings, options },
+		get: { resource: 'job', operation: 'get', jobId, options: { ...options, statusOnly: scenario.statusOnly } },
+		getMany: { resource: 'job', operation: 'getMany', returnAll: true, options },
+		wait: { resource: 'job', operation: 'waitForCompletion', jobId, waitSettings, options },
+		navigationUrl: { resource: 'flow', operation: 'getNavigationUrl', flowFileName: '/Shared/Flows/sales.flow', runProfile: 'default' },
+		trigger: { options },
+		listSearch: {},
+		credentialTest: {},
+	};
+	return { authentication, ...byTarget[scenario.target] };
+}
+
+/** Walks a value without recursion (it may be 200,000 levels deep), measuring it and looking for secrets. */
+export function measure(value: unknown, forms: string[]): OutputFigures & { secret: boolean } {
+	const figures = { items: Array.isArray(value) ? value.length : 1, bytes: 0, maxDepth: 0, serialisable: true, scanned: true, secret: false };
+	const stack: Array<[unknown, number]> = [[value, 0]];
+	const seen = new Set<object>();
+	const visit = (text: string) => {
+		figures.bytes += text.length;
+		if (figures.bytes > OUTPUT_SCAN_LIMIT_BYTES) return;
+		const lower = text.toLowerCase();
+		if (forms.some((form) => lower.includes(form))) figures.secret = true;
+	};
+	while (stack.length > 0) {
+		const [current, depth] = stack.pop() as [unknown, number];
+		figures.maxDepth = Math.max(figures.maxDepth, depth);
+		if (figures.bytes > OUTPUT_SCAN_LIMIT_BYTES) {
+			figures.scanned = false;
+			break;
+		}
+		if (typeof current === 'string') visit(current);
+		else if (typeof current === 'number' || typeof current === 'boolean') figures.bytes += 8;
+		else if (current && typeof current === 'object' && !seen.has(current)) {
+			seen.add(current);
+			for (const [key, child] of Object.entries(current)) {
+				visit(key);
+				stack.push([child, depth + 1]);
+			}
+		}
+	}
+	if (figures.scanned) {
+		try {
+			JSON.stringify(value);
+		} catch {
+			figures.serialisable = false;
+		}
+	}
+	return figures;
+}
+
+function errorText(error: unknown): string {
+	if (!error || typeof error !== 'object') return error === undefined ? '' : String(error);
+	const record = error as Error & IDataObject;
+	let own = '';
+	try {
+		own = JSON.stringify(record, Object.getOwnPropertyNames(record));
+	} catch {
+		own = String(record.message);
+	}
+	let cause = '';
+	try {
+		cause = JSON.stringify(record.cause ?? null);
+	} catch {
+		cause = '';
+	}
+	return [record.message, String(record.description ?? ''), own, String(record.stack ?? ''), cause].join('\n');
+}
+
+function redactForReport(text: string, forms: string[]): string {
+	let shown = text.slice(0, 2000);
+	for (const form of forms) shown = shown.split(form).join('***');
+	return shown;
+}
+
+class Probe {
+	readonly logs: string[] = [];
+	readonly secretsFound = new Set<string>();
+	peakRss = 0;
+
+	constructor(readonly forms: string[]) {}
+
+	check(where: string, text: string): void {
+		const lower = text.toLowerCase();
+		if (this.forms.some((form) => lower.includes(form))) this.secretsFound.add(where);
+	}
+
+	/** n8n's logger, as the nodes reach it: every line is checked for secrets and counted. */
+	watchLogger(): void {
+		const logger = Container.get(Logger);
+		for (const level of ['error', 'warn', 'info', 'debug']) {
+			// Levels below N8N_LOG_LEVEL are fixed no-ops (Logger.setLevel): they print nothing, so there is nothing to watch.
+			if (Object.getOwnPropertyDescriptor(logger, level)?.configurable === false) continue;
+			const value = (message: unknown, meta?: unknown) => {
+				const line = `${level}: ${String(message)} ${meta === undefined ? '' : safeJson(meta)}`;
+				this.check('n8n log', line);
+				if (this.logs.length < 200) this.logs.push(line.slice(0, 300));
+			};
+			Object.defineProperty(logger, level, { value, configurable: true, writable: true });
+		}
+	}
+}
+
+function safeJson(value: unknown): string {
+	try {
+		return JSON.stringify(value);
+	} catch {
+		return '[unserialisable]';
+	}
+}
+
+const parentMessages: Array<(message: ParentMessage) => void> = [];
+function send(message: ChildMessage): void {
+	process.send?.(message);
+}
+function nextGo(): Promise<void> {
+	return new Promise((resolve) => parentMessages.push((message) => message.type === 'go' && resolve()));
+}
+
+/** The worst of two measurements: what the output bound is checked against. */
+function worse(a: OutputFigures & { secret: boolean }, b: OutputFigures & { secret: boolean }): OutputFigures & { secret: boolean } {
+	return {
+		items: Math.max(a.items, b.items),
+		bytes: Math.max(a.bytes, b.bytes),
+		maxDepth: Math.max(a.maxDepth, b.maxDepth),
+		serialisable: a.serialisable && b.serialisable,
+		scanned: a.scanned && b.scanned,
+		secret: a.secret || b.secret,
+	};
+}
+
+/** The trigger over the scenario's polls; each poll's emitted items are one output, measured on its own. */
+async function runTrigger(scenario: Scenario, credentials: CredentialsMap, probe: Probe): Promise<Outcome> {
+	const poller = createPoller(parametersFor(scenario), credentials);
+	const polls: PollReport[] = [];
+	let figures = measure([], probe.forms);
+	for (let poll = 0; poll < scenario.polls; poll++) {
+		send({ type: 'poll', poll });
+		await nextGo();
+		const started = Date.now();
+		const report: PollReport = { poll, ms: 0, events: [], stateBytes: 0 };
+		try {
+			const items = (await poller.poll()) ?? [];
+			figures = worse(figures, measure(items.map((item) => item.json), probe.forms));
+			for (const item of items.slice(0, 5000)) {
+				report.events.push([String(item.json.id).slice(0, 300), String(item.json.executionStatus).slice(0, 40)]);
+			}
+		} catch (error) {
+			probe.check('trigger error', errorText(error));
+			report.error = redactForReport(String((error as Error)?.message ?? error), probe.forms);
+		}
+		report.ms = Date.now() - started;
+		const state = JSON.stringify(poller.storedState());
+		probe.check('trigger state', state);
+		report.stateBytes = Buffer.byteLength(state);
+		polls.push(report);
+	}
+	return { figures, polls };
+}
+
+interface Outcome {
+	/** Measured output (the trigger measures each poll's own). */
+	figures?: OutputFigures & { secret: boolean };
+	output?: unknown;
+	error?: unknown;
+	polls?: PollReport[];
+}
+
+async function runTarget(scenario: Scenario, url: string, probe: Probe): Promise<Outcome> {
+	const credentials = credentialsFor(url)[scenario.variant];
+	if (scenario.target === 'trigger') return await runTrigger(scenario, credentials, probe);
+	if (scenario.target === 'listSearch') {
+		try {
+			return { output: await searchList('searchJobs', parametersFor(scenario), credentials) };
+		} catch (error) {
+			return { output: null, error };
+		}
+	}
+	if (scenario.target === 'credentialTest') {
+		const type = scenario.variant === 'relay' ? 'jobExecutionRelayApi' : 'jobExecutionApi';
+		try {
+			return { output: await testCredential(type, credentials[type]) };
+		} catch (error) {
+			return { output: null, error };
+		}
+	}
+	const result = await runActionNode({ credentials, parameters: parametersFor(scenario) });
+	return { output: result.json, error: result.error };
+}
+
+/**
+ * The longest stretch the event loop was held, in CPU time: a 10 ms tick measures the wall time and the process's
+ * CPU time since the last tick, and a stretch counts the smaller of the two (less the tick). On a loaded machine a
+ * process waiting for a core gains wall time, not CPU time, so only work done on the loop counts as a block.
+ */
+function watchBlocks(): { stop(): number } {
+	let lastWall = performance.now();
+	let lastCpu = cpuMs();
+	let longest = 0;
+	const tick = setInterval(() => {
+		const wall = performance.now();
+		const cpu = cpuMs();
+		longest = Math.max(longest, Math.min(wall - lastWall, cpu - lastCpu) - 10);
+		lastWall = wall;
+		lastCpu = cpu;
+	}, 10);
+	return {
+		stop() {
+			clearInterval(tick);
+			return Math.max(0, longest);
+		},
+	};
+}
+
+function cpuMs(): number {
+	const { user, system } = process.cpuUsage();
+	return (user + system) / 1000;
+}
+
+async function run(scenario: Scenario, url: string): Promise<ChildReport> {
+	const probe = new Probe(allSecretForms(url));
+	probe.watchLogger();
+	// Shorter wall-clock limits, through the knob the transport keeps for tests, so that drips end in seconds.
+	const timing = (transport as { transportTiming?: { attemptMs: number; callMs: number } }).transportTiming;
+	if (timing) Object.assign(timing, limitsFor(scenario));
+	// Without the knob the transport keeps its own 60 s call limit: the runner's bounds follow what is in effect.
+	send({ type: 'limits', callMs: timing?.callMs ?? DEFAULT_CALL_MS });
+	const lag = monitorEventLoopDelay({ resolution: 10 });
+	lag.enable();
+	const blocks = watchBlocks();
+	const started = Date.now();
+	const outcome = await runTarget(scenario, url, probe);
+	const elapsedMs = Date.now() - started;
+	lag.disable();
+	const longestBlockMs = blocks.stop();
+	const figures = outcome.figures ?? measure(outcome.output, probe.forms);
+	if (figures.secret) probe.secretsFound.add('output');
+	const error = outcome.error === undefined ? undefined : errorText(outcome.error);
+	if (error) probe.check('error', error);
+	probe.peakRss = Math.max(probe.peakRss, process.memoryUsage().rss);
+	return {
+		elapsedMs,
+		maxLagMs: Math.round(longestBlockMs),
+		maxWallLagMs: Math.round(lag.max / 1e6),
+		peakRssMb: Math.round(probe.peakRss / 2 ** 20),
+		output: { items: figures.items, bytes: figures.bytes, maxDepth: figures.maxDepth, serialisable: figures.serialisable, scanned: figures.scanned },
+		error: error === undefined ? undefined : redactForReport(String((outcome.error as Error)?.message ?? outcome.error), probe.forms),
+		secretsFound: [...probe.secretsFound],
+		polls: outcome.polls,
+		resultStatus: scenario.target === 'credentialTest' ? String((outcome.output as { status?: unknown } | null)?.status) : undefined,
+		logLines: probe.logs.length,
+		logSample: probe.logs.slice(0, 5).map((line) => redactForReport(line, probe.forms)),
+	};
+}
+
+/**
+ * One sane pass over every target against a server in this process, before the watch starts: n8n loads modules
+ * and compiles on first use, which would count as the first run's event-loop block.
+ */
+async function warmUp(): Promise<void> {
+	const job = JSON.stringify(saneJob(FUZZ_JOB_ID, 'COMPLETED', { start: 1, end: 2 }));
+	const server = createServer((request, response) => {
+		const list = (request.url ?? '').includes('filter=') || (request.url ?? '').endsWith('/jobs');
+		response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(gzipSync(list ? `[${job}]` : job));
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+	const warm: Scenario = { seed: 0, target: 'get', variant: 'bearer', classes: [], faults: [], world: [], polls: 2, sanePolls: 2, parseLog: true, statusOnly: false, runningReads: 0 };
+	const credentials = credentialsFor(url).bearer;
+	await runActionNode({ credentials, parameters: parametersFor(warm) });
+	const poller = createPoller(parametersFor({ ...warm, target: 'trigger' }), credentials);
+	await poller.poll().catch(() => null);
+	await poller.poll().catch(() => null);
+	await searchList('searchJobs', parametersFor({ ...warm, target: 'listSearch' }), credentials).catch(() => null);
+	await testCredential('jobExecutionApi', credentials.jobExecutionApi).catch(() => null);
+	server.closeAllConnections();
+	await new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
+function main(): void {
+	// A heartbeat: a parent that hears nothing for a while knows the event loop is blocked.
+	const beat = setInterval(() => send({ type: 'beat', rss: process.memoryUsage().rss }), 100);
+	process.on('message', (message: ParentMessage) => {
+		for (const listener of parentMessages.splice(0)) listener(message);
+		if (message.type !== 'run') return;
+		run(message.scenario, message.url).then(
+			(report) => {
+				clearInterval(beat);
+				process.send?.({ type: 'done', report } satisfies ChildMessage, () => process.exit(0));
+			},
+			(error: unknown) => {
+				clearInterval(beat);
+				process.send?.({ type: 'failed', message: String((error as Error)?.stack ?? error).slice(0, 2000) } satisfies ChildMessage, () => process.exit(0));
+			},
+		);
+	});
+	warmUp().then(
+		() => send({ type: 'ready' }),
+		(error: unknown) => process.send?.({ type: 'failed', message: `warm-up: ${String((error as Error)?.stack ?? error).slice(0, 2000)}` } satisfies ChildMessage, () => process.exit(0)),
+	);
+}
+
+main();

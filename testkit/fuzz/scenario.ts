@@ -1,0 +1,284 @@
+/**
+ * One seed, one scenario: which part of the package runs (an operation, the trigger over many polls, the Job ID list
+ * search, the credential test), with which credential, and how the service misbehaves on each route, per request or
+ * per poll. Seed n's main misbehaviour is class n modulo their count, so seeds 0..count-1 cover every class; the
+ * rest (target, credential, extra misbehaviours, sizes) is drawn from the seed.
+ */
+import type { EchoForm } from '../hostileServer';
+import { ECHO_FORMS } from '../hostileServer';
+import type { BombShape, Encoding } from './bodies';
+import { Random } from './random';
+
+export const TARGETS = ['submit', 'submitAndWait', 'get', 'getMany', 'wait', 'navigationUrl', 'trigger', 'listSearch', 'credentialTest'] as const;
+export type Target = (typeof TARGETS)[number];
+export const VARIANTS = ['bearer', 'basic', 'header', 'relay'] as const;
+export type Variant = (typeof VARIANTS)[number];
+
+/** The service's routes, native or relayed alike. */
+export type Route = 'submit' | 'read' | 'active' | 'history' | 'all';
+
+export type Fault =
+	| { kind: 'bomb'; encoding: Exclude<Encoding, 'identity'>; shape: BombShape; mib: number }
+	| { kind: 'hugeList'; items: number }
+	| { kind: 'deep'; depth: number }
+	| { kind: 'logCpu'; pattern: 'blanks' | 'unclosed'; size: number }
+	| { kind: 'status'; status: number; retryAfter?: string }
+	| { kind: 'slow'; how: 'drip' | 'silent' | 'headersOnly' }
+	| { kind: 'redirect'; status: number }
+	| { kind: 'echo'; status: number; form: EchoForm; json: boolean }
+	/** A 200 whose job log holds every request header. */
+	| { kind: 'echoLog'; form: EchoForm };
+
+/** A fault on a route for request numbers (operations) or poll numbers (trigger) in [from, to). */
+export interface RouteFault {
+	route: Route;
+	from: number;
+	to: number;
+	fault: Fault;
+	/** The class it stands for, for reports. */
+	className: ClassName;
+}
+
+/** Misbehaviours of the jobs themselves, over the trigger's polls. */
+export type WorldFault =
+	| { kind: 'skewedClock'; form: 'dayAhead' | 'garbageFuture' }
+	| { kind: 'isoTimes' }
+	| { kind: 'hugeStatus'; length: number; count: number }
+	| { kind: 'longIds' }
+	| { kind: 'duplicates' }
+	| { kind: 'impossibleTransitions' }
+	| { kind: 'unreadableJob'; status: number };
+
+export const CLASSES = [
+	'sane',
+	'brBomb',
+	'gzipBomb',
+	'multiGzipBomb',
+	'deflateBomb',
+	'hugeList',
+	'deepNesting',
+	'logParserCpu',
+	'skewedClock',
+	'isoTimes',
+	'hugeStatus',
+	'longIds',
+	'duplicates',
+	'impossibleTransitions',
+	'unreadableJob',
+	'errorCodes',
+	'retryAfter',
+	'drip',
+	'silence',
+	'headersOnly',
+	'redirect',
+	'echoError',
+	'echoLog',
+	'waitPacing',
+] as const;
+export type ClassName = (typeof CLASSES)[number];
+
+/** Classes that are about the trigger's job lists over many polls. */
+const WORLD_CLASSES: ClassName[] = ['skewedClock', 'isoTimes', 'hugeStatus', 'longIds', 'duplicates', 'impossibleTransitions', 'unreadableJob'];
+
+export interface WaitSettings {
+	pollInterval: number;
+	timeout: number;
+}
+
+export interface Scenario {
+	seed: number;
+	target: Target;
+	variant: Variant;
+	classes: ClassName[];
+	faults: RouteFault[];
+	world: WorldFault[];
+	/** Trigger: polls in all; the first is the baseline, the last `sanePolls` see a service that behaves. */
+	polls: number;
+	sanePolls: number;
+	parseLog: boolean;
+	statusOnly: boolean;
+	wait?: WaitSettings;
+	/** Reads of the job that answer RUNNING before it completes (wait operations). */
+	runningReads: number;
+}
+
+/** Which routes a target uses. */
+export function routesOf(target: Target): Route[] {
+	switch (target) {
+		case 'submit':
+			return ['submit'];
+		case 'submitAndWait':
+			return ['submit', 'read'];
+		case 'get':
+		case 'wait':
+			return ['read'];
+		case 'getMany':
+			return ['all'];
+		case 'navigationUrl':
+			return [];
+		case 'credentialTest':
+			return ['active'];
+		default:
+			return ['active', 'history'];
+	}
+}
+
+/** The targets a class can reach: world classes need the trigger, parse-log classes a node that parses logs. */
+function targetsFor(className: ClassName): Target[] {
+	if (WORLD_CLASSES.includes(className)) return ['trigger'];
+	if (className === 'logParserCpu') return ['get', 'wait', 'getMany', 'trigger'];
+	if (className === 'waitPacing') return ['wait', 'submitAndWait'];
+	if (className === 'sane') return [...TARGETS];
+	if (className === 'echoLog') return ['get', 'wait', 'submitAndWait', 'getMany', 'trigger'];
+	return TARGETS.filter((target) => target !== 'navigationUrl');
+}
+
+const STATUSES = [400, 403, 404, 429, 500, 503];
+const RETRY_AFTER = ['1', '2', '100000', '-5', 'soon', 'DATE+5', 'Fri, 01 Jan 2100 00:00:00 GMT', 'Thu, 01 Jan 1970 00:00:00 GMT'];
+
+function routeFault(random: Random, className: ClassName, target: Target): Fault | undefined {
+	const single = target === 'get' || target === 'wait' || target === 'submitAndWait';
+	switch (className) {
+		case 'brBomb':
+			return { kind: 'bomb', encoding: 'br', shape: 'zeros', mib: random.pick([160, 272]) };
+		case 'gzipBomb':
+			return { kind: 'bomb', encoding: 'gzip', shape: single ? 'log' : 'logList', mib: random.pick([48, 288]) };
+		case 'multiGzipBomb':
+			return { kind: 'bomb', encoding: 'multiGzip', shape: single ? 'log' : 'logList', mib: random.pick([96, 528]) };
+		case 'deflateBomb':
+			return { kind: 'bomb', encoding: 'deflate', shape: random.pick(['zeros', single ? 'log' : 'logList'] as BombShape[]), mib: random.pick([64, 200]) };
+		case 'hugeList':
+			return { kind: 'hugeList', items: random.pick([200_000, 1_000_000]) };
+		case 'deepNesting':
+			return { kind: 'deep', depth: random.pick([20_000, 200_000]) };
+		case 'logParserCpu':
+			return random.chance(0.5)
+				? { kind: 'logCpu', pattern: 'blanks', size: random.int(20_000, 80_000) }
+				: { kind: 'logCpu', pattern: 'unclosed', size: random.int(6_000, 12_000) };
+		case 'errorCodes':
+		case 'waitPacing':
+			return { kind: 'status', status: className === 'waitPacing' ? random.pick([500, 503]) : random.pick(STATUSES) };
+		case 'retryAfter':
+			return { kind: 'status', status: random.pick([429, 503]), retryAfter: random.pick(target === 'trigger' ? RETRY_AFTER.slice(0, 2) : RETRY_AFTER) };
+		case 'drip':
+			return { kind: 'slow', how: 'drip' };
+		case 'silence':
+			return { kind: 'slow', how: 'silent' };
+		case 'headersOnly':
+			return { kind: 'slow', how: 'headersOnly' };
+		case 'redirect':
+			return { kind: 'redirect', status: random.pick([301, 302, 303, 307, 308]) };
+		case 'echoError':
+			return { kind: 'echo', status: random.pick([400, 401, 403, 404, 429, 500, 503]), form: random.pick(ECHO_FORMS), json: random.chance(0.5) };
+		case 'echoLog':
+			return { kind: 'echoLog', form: random.pick(ECHO_FORMS) };
+		default:
+			return undefined;
+	}
+}
+
+function worldFault(random: Random, className: ClassName): WorldFault | undefined {
+	switch (className) {
+		case 'skewedClock':
+			return { kind: 'skewedClock', form: random.pick(['dayAhead', 'garbageFuture'] as const) };
+		case 'isoTimes':
+			return { kind: 'isoTimes' };
+		case 'hugeStatus':
+			return { kind: 'hugeStatus', length: random.pick([2_000, 20_008]), count: random.pick([100, 500]) };
+		case 'longIds':
+			return { kind: 'longIds' };
+		case 'duplicates':
+			return { kind: 'duplicates' };
+		case 'impossibleTransitions':
+			return { kind: 'impossibleTransitions' };
+		case 'unreadableJob':
+			return { kind: 'unreadableJob', status: random.pick([403, 404, 429, 500, 503]) };
+		default:
+			return undefined;
+	}
+}
+
+/** Polls a world fault needs to show (900 skewed end times take ten polls of 90). */
+function pollsFor(world: WorldFault[]): number {
+	const needs = world.map((fault) => (fault.kind === 'skewedClock' ? 11 : fault.kind === 'isoTimes' ? 13 : fault.kind === 'longIds' ? 4 : 5));
+	return Math.max(5, ...needs);
+}
+
+/**
+ * Where on the target's routes a fault lands: on one route, for one request/poll or for all of them; never over
+ * another fault (both would not show). Undefined when there is no room left.
+ */
+function placeFault(random: Random, scenario: Scenario, className: ClassName, fault: Fault): RouteFault | undefined {
+	const routes = routesOf(scenario.target);
+	let route = random.pick(routes);
+	// Echoed logs and parse-log padding are job bodies: they go where finished jobs are read.
+	if (fault.kind === 'echoLog' || fault.kind === 'logCpu') route = routes.includes('read') ? 'read' : routes.includes('history') ? 'history' : route;
+	if (className === 'waitPacing') route = 'read';
+	const taken = scenario.faults.filter((placed) => placed.route === route);
+	const end = scenario.target === 'trigger' ? scenario.polls - scenario.sanePolls : Number.MAX_SAFE_INTEGER;
+	let from = scenario.target === 'trigger' ? random.int(1, end - 1) : 0;
+	if (taken.length > 0) from = Math.max(...taken.map((placed) => placed.to));
+	if (from >= end) return undefined;
+	const once = className === 'waitPacing' || random.chance(0.5);
+	// Past the backoff cap, the transient error outlasts one call's attempts (4), so that the wait's own backoff shows.
+	const span = className === 'waitPacing' && (scenario.wait?.pollInterval ?? 0) > 60 ? 4 : 1;
+	return { route, from, to: once ? from + span : end, fault, className };
+}
+
+export function scenarioFor(seed: number): Scenario {
+	const random = new Random(seed * 7919 + 17);
+	const primary = CLASSES[seed % CLASSES.length];
+	const target = random.pick(targetsFor(primary));
+	const variant: Variant = target === 'navigationUrl' ? random.pick(['bearer', 'basic', 'header'] as const) : random.pick(VARIANTS);
+	const classes: ClassName[] = [primary];
+	// Now and then a second misbehaviour of another route class rides along.
+	if (primary !== 'sane' && target !== 'navigationUrl' && random.chance(0.35)) {
+		const extra = random.pick(CLASSES.filter((name) => name !== 'sane' && name !== 'waitPacing' && targetsFor(name).includes(target)));
+		if (!classes.includes(extra)) classes.push(extra);
+	}
+	const world = classes.map((name) => worldFault(random, name)).filter((fault): fault is WorldFault => fault !== undefined);
+	const scenario: Scenario = {
+		seed,
+		target,
+		variant,
+		classes,
+		faults: [],
+		world,
+		polls: target === 'trigger' ? pollsFor(world) + 3 : 1,
+		sanePolls: 3,
+		parseLog: classes.includes('logParserCpu') || random.chance(0.3),
+		statusOnly: target === 'get' && !classes.includes('logParserCpu') && !classes.includes('echoLog') && random.chance(0.2),
+		runningReads: random.int(0, 1),
+	};
+	if (target === 'wait' || target === 'submitAndWait') {
+		// Long intervals (past the backoff cap) only in long runs: they take more than a minute.
+		const long = classes.includes('waitPacing') && seed >= 1000 && random.chance(0.3);
+		// A bomb needs time to be read whole: those waits get a Timeout long enough for it.
+		const bombs = classes.some((name) => name.endsWith('Bomb') || name === 'hugeList' || name === 'deepNesting');
+		scenario.wait = long ? { pollInterval: 75, timeout: 80 } : { pollInterval: 1, timeout: bombs ? 20 : random.int(3, 5) };
+	}
+	for (const name of [...classes]) {
+		const fault = routeFault(random, name, target);
+		const placed = fault && routesOf(target).length > 0 ? placeFault(random, scenario, name, fault) : undefined;
+		if (placed) scenario.faults.push(placed);
+		else if (fault) classes.splice(classes.indexOf(name), 1);
+	}
+	return scenario;
+}
+
+/** One line per fault, for reproductions. */
+export function describeScenario(scenario: Scenario): string {
+	const faults = scenario.faults.map((placed) => {
+		const span = placed.to === Number.MAX_SAFE_INTEGER ? `from ${placed.from} on` : `${placed.from}..${placed.to - 1}`;
+		const unit = scenario.target === 'trigger' ? 'polls' : 'requests';
+		return `${placed.className} on ${placed.route} (${unit} ${span}): ${JSON.stringify(placed.fault)}`;
+	});
+	const world = scenario.world.map((fault) => `jobs: ${JSON.stringify(fault)}`);
+	const options = [
+		scenario.parseLog ? 'Parse Log' : '',
+		scenario.statusOnly ? 'Status Only' : '',
+		scenario.wait ? `Poll Interval ${scenario.wait.pollInterval} s, Timeout ${scenario.wait.timeout} s` : '',
+		scenario.target === 'trigger' ? `${scenario.polls} polls (last ${scenario.sanePolls} sane)` : '',
+	].filter(Boolean);
+	return [`target ${scenario.target}, credential ${scenario.variant}${options.length ? `, ${options.join(', ')}` : ''}`, ...faults, ...world].join('\n  ');
+}

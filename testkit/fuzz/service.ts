@@ -1,0 +1,250 @@
+/**
+ * The fuzzing service: an HTTP server on 127.0.0.1 that answers as a scenario says, per route and per request (or per
+ * poll of the trigger), native and relay alike, and records what it was asked, when, and what it answered. Faults
+ * come from scenario.ts; bodies from bodies.ts; the trigger's job lists from world.ts. A second server stands for
+ * another origin: whatever reaches it is a key that left home.
+ */
+import { createServer } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+import { startRecorder, transform } from '../hostileServer';
+import type { Listener } from '../hostileServer';
+import { adversarialLog, bomb, deepJob, encodeSmall, FUZZ_JOB_ID, hugeList, saneJob } from './bodies';
+import type { Encoding, WireBody } from './bodies';
+import { Random } from './random';
+import type { Fault, Route, RouteFault, Scenario } from './scenario';
+import { World } from './world';
+
+export interface ServedRequest {
+	at: number;
+	route: Route | 'unknown';
+	/** The request's number on its route (operations) or the poll it came in (trigger). */
+	index: number;
+	poll: number;
+	/** The fault it met, if any. */
+	fault?: RouteFault;
+	status: number;
+	/** What its answer's Retry-After asked for, in ms, when it was a usable delay. */
+	retryAfterMs?: number;
+	/** The Retry-After was an HTTP date (whole seconds: a client may read it up to a second short). */
+	retryAfterDate?: boolean;
+}
+
+export interface FuzzService {
+	url: string;
+	/** The other origin: nothing may reach it. */
+	recorder: Listener;
+	requests: ServedRequest[];
+	world?: World;
+	/** Per poll: did both lists answer readably, and which sane job ids did the history list show. */
+	visible: Map<number, { active: boolean; history: boolean; ids: string[] }>;
+	setPoll(poll: number): void;
+	close(): Promise<void>;
+}
+
+const ENCODINGS: Encoding[] = ['identity', 'identity', 'gzip', 'multiGzip', 'deflate', 'br'];
+
+function nativeCall(message: IncomingMessage): { method: string; target: string } {
+	const url = message.url ?? '/';
+	if (url.startsWith('/call/')) return { method: String(message.headers.method ?? message.method), target: String(message.headers.endpoint ?? '') };
+	return { method: message.method ?? 'GET', target: url };
+}
+
+function routeOf(method: string, target: string): { route: Route | 'unknown'; id?: string } {
+	const [path, query = ''] = target.split('?');
+	if (method === 'POST' && path === '/api/v1/jobs') return { route: 'submit' };
+	if (method !== 'GET') return { route: 'unknown' };
+	if (path === '/api/v1/jobs') return { route: query.includes('filter=active') ? 'active' : query.includes('filter=history') ? 'history' : 'all' };
+	if (path.startsWith('/api/v1/jobs/')) return { route: 'read', id: decodeURIComponent(path.slice('/api/v1/jobs/'.length)) };
+	return { route: 'unknown' };
+}
+
+/** Secret-looking headers first, so that they sit inside what a client shows of a long body. */
+function headerLines(headers: IncomingHttpHeaders): string {
+	const entries = Object.entries(headers).sort(([a], [b]) => Number(/auth|key|token|secret|x-/i.test(b)) - Number(/auth|key|token|secret|x-/i.test(a)));
+	return entries.map(([name, value]) => `${name}: ${Array.isArray(value) ? value.join(', ') : String(value)}`).join('; ');
+}
+
+function retryAfterMs(value: string, sentAt: number): number | undefined {
+	if (/^\d+$/.test(value.trim())) return Number(value) * 1000;
+	const date = Date.parse(value);
+	return Number.isFinite(date) && date > sentAt ? date - sentAt : undefined;
+}
+
+function send(response: ServerResponse, status: number, body: WireBody, headers: Record<string, string> = {}): void {
+	const all: Record<string, string> = { 'content-type': 'application/json', 'content-length': String(body.bytes.length), ...headers };
+	if (body.encoding) all['content-encoding'] = body.encoding;
+	response.writeHead(status, all).end(body.bytes);
+}
+
+class Service {
+	readonly requests: ServedRequest[] = [];
+	readonly visible = new Map<number, { active: boolean; history: boolean; ids: string[] }>();
+	readonly world?: World;
+	private poll = 0;
+	private readonly perRoute = new Map<string, number>();
+	private saneReads = 0;
+	private readonly timers = new Set<NodeJS.Timeout>();
+
+	constructor(
+		private readonly scenario: Scenario,
+		private readonly recorderUrl: string,
+	) {
+		if (scenario.target === 'trigger') {
+			this.world = new World(new Random(scenario.seed * 31 + 5), scenario.world, scenario.polls - scenario.sanePolls);
+			this.world.advance(0);
+		}
+	}
+
+	setPoll(poll: number): void {
+		this.poll = poll;
+		this.world?.advance(poll);
+	}
+
+	/** Sane bodies come in any content coding, chosen from the seed and the request. */
+	private encodingFor(route: string, index: number): Encoding {
+		return ENCODINGS[(this.scenario.seed * 13 + index * 7 + route.length) % ENCODINGS.length];
+	}
+
+	async handle(message: IncomingMessage, response: ServerResponse): Promise<void> {
+		const { method, target } = nativeCall(message);
+		const { route, id } = routeOf(method, target);
+		const trigger = this.scenario.target === 'trigger';
+		const index = trigger ? this.poll : (this.perRoute.get(route) ?? 0);
+		this.perRoute.set(route, (this.perRoute.get(route) ?? 0) + 1);
+		const placed = this.scenario.faults.find((fault) => fault.route === route && index >= fault.from && index < fault.to);
+		// The job whose single read always fails fails whatever else happens.
+		const unreadable = route === 'read' && id !== undefined && id === this.world?.unreadableId;
+		const record: ServedRequest = { at: Date.now(), route, index, poll: this.poll, fault: placed, status: 200 };
+		this.requests.push(record);
+		if (route === 'unknown') return send(response, (record.status = 404), encodeSmall('{"message":"no such endpoint"}', 'identity'));
+		if (unreadable) return send(response, (record.status = this.world?.unreadableStatus ?? 500), encodeSmall('{"message":"this job cannot be read"}', 'identity'));
+		if (!placed) return this.sendSane(response, record, route, id);
+		return this.sendFault(response, record, placed.fault, route, id, message.headers);
+	}
+
+	/** The body a service that behaves would send: changed only by faults that keep it readable. */
+	private saneBody(route: Route, id: string | undefined, log?: string): { status: number; text: string; ids?: string[] } {
+		const withLog = (job: Record<string, unknown>) => (log !== undefined ? { ...job, log } : job);
+		if (route === 'submit') return { status: 200, text: JSON.stringify({ jobId: FUZZ_JOB_ID }) };
+		if (this.world) {
+			if (route === 'read') {
+				const job = id === undefined ? undefined : this.world.read(id);
+				return job ? { status: 200, text: JSON.stringify(withLog(job)) } : { status: 400, text: '{"message":"unknown job"}' };
+			}
+			const list = route === 'history' ? this.world.history() : route === 'active' ? this.world.active() : [...this.world.active(), ...this.world.history()];
+			return { status: 200, text: JSON.stringify(list.map(withLog)), ids: list.map((job) => String(job.id)) };
+		}
+		if (route === 'read') {
+			const done = this.saneReads++ >= this.scenario.runningReads;
+			const job = saneJob(FUZZ_JOB_ID, done ? 'COMPLETED' : 'RUNNING', { start: 1767603600000, end: done ? 1767603660000 : null });
+			return { status: 200, text: JSON.stringify(withLog(job)) };
+		}
+		const list = Array.from({ length: 5 }, (_, n) => saneJob(`00000000-0000-4000-8000-00000000000${n}`, n % 2 ? 'RUNNING' : 'COMPLETED', { start: 1767603600000 + n, end: n % 2 ? null : 1767603660000 + n }));
+		return { status: 200, text: JSON.stringify(list.map(withLog)) };
+	}
+
+	private sendSane(response: ServerResponse, record: ServedRequest, route: Route, id: string | undefined, log?: string): void {
+		const { status, text, ids } = this.saneBody(route, id, log);
+		record.status = status;
+		if (ids && (route === 'active' || route === 'history')) {
+			const seen = this.visible.get(this.poll) ?? { active: false, history: false, ids: [] };
+			seen[route] = true;
+			if (route === 'history') seen.ids = ids;
+			this.visible.set(this.poll, seen);
+		}
+		send(response, status, encodeSmall(text, this.encodingFor(route, record.index)));
+	}
+
+	private async sendFault(response: ServerResponse, record: ServedRequest, fault: Fault, route: Route, id: string | undefined, headers: IncomingHttpHeaders): Promise<void> {
+		const list = route !== 'read' && route !== 'submit';
+		switch (fault.kind) {
+			case 'bomb':
+				return send(response, 200, await bomb(fault.encoding, fault.shape, fault.mib));
+			case 'hugeList':
+				return send(response, 200, await hugeList(fault.items));
+			case 'deep':
+				return send(response, 200, encodeSmall(deepJob(fault.depth, list), this.encodingFor(route, record.index)));
+			case 'logCpu':
+				return this.sendSane(response, record, route, id, adversarialLog(fault.pattern, fault.size));
+			case 'echoLog':
+				return this.sendSane(response, record, route, id, `2026-01-05 09:00:00 [main] INFO request headers: ${transform(headerLines(headers), fault.form)}`);
+			case 'status': {
+				const extra: Record<string, string> = {};
+				if (fault.retryAfter !== undefined) {
+					const value = fault.retryAfter === 'DATE+5' ? new Date(Date.now() + 5000).toUTCString() : fault.retryAfter;
+					extra['retry-after'] = value;
+					record.retryAfterMs = retryAfterMs(value, record.at);
+					record.retryAfterDate = !/^\d+$/.test(value.trim());
+				}
+				record.status = fault.status;
+				return send(response, fault.status, encodeSmall(`{"message":"fuzz: HTTP ${fault.status}"}`, 'identity'), extra);
+			}
+			case 'redirect':
+				record.status = fault.status;
+				response.writeHead(fault.status, { location: `${this.recorderUrl}${response.req.url ?? '/'}`, 'content-type': 'text/plain' }).end('moved');
+				return;
+			case 'echo': {
+				record.status = fault.status;
+				const text = transform(headerLines(headers), fault.form);
+				response.writeHead(fault.status, { 'content-type': fault.json ? 'application/json' : 'text/plain' }).end(fault.json ? JSON.stringify({ message: text }) : text);
+				return;
+			}
+			case 'slow':
+				return this.slow(response, fault.how);
+		}
+	}
+
+	private slow(response: ServerResponse, how: 'drip' | 'silent' | 'headersOnly'): void {
+		if (how === 'silent') return;
+		response.writeHead(200, { 'content-type': 'application/json', 'content-length': how === 'drip' ? '100000000' : '1000' });
+		if (how === 'headersOnly') {
+			response.flushHeaders();
+			return;
+		}
+		const timer = setInterval(() => response.write(' '), 50);
+		this.timers.add(timer);
+		response.on('close', () => clearInterval(timer));
+	}
+
+	stop(): void {
+		for (const timer of this.timers) clearInterval(timer);
+	}
+}
+
+async function listen(server: Server, sockets: Set<Socket>): Promise<string> {
+	server.on('connection', (socket) => {
+		sockets.add(socket);
+		socket.on('close', () => sockets.delete(socket));
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+export async function startFuzzService(scenario: Scenario): Promise<FuzzService> {
+	const recorder = await startRecorder();
+	const service = new Service(scenario, recorder.url);
+	const sockets = new Set<Socket>();
+	const server = createServer((message, response) => {
+		message.resume();
+		message.on('end', () => {
+			service.handle(message, response).catch(() => response.destroy());
+		});
+	});
+	const url = await listen(server, sockets);
+	return {
+		url,
+		recorder,
+		requests: service.requests,
+		world: service.world,
+		visible: service.visible,
+		setPoll: (poll) => service.setPoll(poll),
+		close: async () => {
+			service.stop();
+			for (const socket of sockets) socket.destroy();
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+			await recorder.close();
+		},
+	};
+}
