@@ -1,0 +1,67 @@
+/**
+ * docs/guarantees.md states the bounds the nodes put on what a service sends. The table is built here from the
+ * constants the code enforces, so the page cannot drift: a changed constant fails this test until the page is
+ * rewritten (`UPDATE_DOCS=1 npx jest test/unit/statedBounds.test.ts` writes it).
+ */
+import { readFileSync } from 'fs';
+import { join } from 'path';
+
+import {
+	MAX_MISSES,
+	MAX_OPEN_JOBS,
+	MAX_STATE_BYTES,
+	MAX_STATUS_LENGTH,
+} from '../../nodes/JobExecutionTrigger/jobStatusTracker';
+import { MAX_PARSED_LOG_CHARS } from '../../nodes/shared/logParser';
+import {
+	MAX_ANSWER_DEPTH,
+	MAX_ANSWER_VALUES,
+	MAX_ERROR_ANSWER_BYTES,
+	MAX_JOB_ANSWER_BYTES,
+	MAX_JOBS_PER_LIST,
+	MAX_LIST_ANSWER_BYTES,
+	MAX_STRING_CHARS,
+	transportTiming,
+} from '../../nodes/shared/transport';
+import { MAX_RETRY_AFTER_MS } from '../../nodes/shared/transport/errors';
+import { EVENT_LOOP_BLOCK_MS, HEAP_CAP_MB, RSS_CAP_MB } from '../../testkit/fuzz/protocol';
+import { markers, writeMeasuredBlock } from '../../testkit/measuredBlock';
+
+const PAGE = join(__dirname, '../../docs/guarantees.md');
+const WRITER = 'test/unit/statedBounds.test.ts';
+
+const size = (bytes: number) => (bytes >= 1024 * 1024 ? `${bytes / (1024 * 1024)} MiB` : `${bytes / 1024} KiB`);
+const count = (n: number) => n.toLocaleString('en-US');
+
+function table(): string {
+	const rows: Array<[string, string, string]> = [
+		['Decoded bytes of one job read or a submit answer', size(MAX_JOB_ANSWER_BYTES), 'read as a stream and dropped at the cap, so a compression bomb is never inflated; "larger than …", never retried'],
+		['Decoded bytes of a job list (Get Many, the Job ID list, the trigger, the credential Test)', size(MAX_LIST_ANSWER_BYTES), 'the same'],
+		['Bytes of an error answer read for its message', size(MAX_ERROR_ANSWER_BYTES), 'the rest is not read; the HTTP status still makes the message'],
+		['Nesting depth of an answer', String(MAX_ANSWER_DEPTH), 'the answer is refused before it is parsed'],
+		['Values in one answer', count(MAX_ANSWER_VALUES), 'the answer is refused before it is parsed'],
+		['Characters of one string (value or key)', count(MAX_STRING_CHARS), 'cut, with a marker'],
+		['Jobs taken from one list (the service promises 100)', count(MAX_JOBS_PER_LIST), 'the rest is left, and the node says how many'],
+		['Characters of a log that Parse Log parses', count(MAX_PARSED_LOG_CHARS), 'kept raw, with `logNotParsed` saying why'],
+		['One attempt of a call', `${transportTiming.attemptMs / 1000} s`, 'whatever the service does (drips, silence, headers only)'],
+		['One call with its retries, and one trigger poll', `${transportTiming.callMs / 1000} s`, 'a Wait for Completion ends by its Timeout'],
+		['A `Retry-After` the nodes wait for', `${MAX_RETRY_AFTER_MS / 3_600_000} h`, 'honoured within the call\'s time, or the call fails at once saying when; the trigger skips its polls until then'],
+		['The trigger\'s stored state', size(MAX_STATE_BYTES), 'statuses cut, long ids hashed, the oldest-seen entries forgotten first'],
+		['A status the trigger stores', `${MAX_STATUS_LENGTH} characters`, 'cut'],
+		['Unfinished jobs the trigger tracks', count(MAX_OPEN_JOBS), 'the least recently seen are forgotten'],
+		['Failed reads of one tracked job before the trigger gives it up', String(MAX_MISSES), 'read again with doubling backoff, logged each poll; every other job keeps firing'],
+	];
+	const fuzz = `The fuzzer (\`testkit/fuzz/\`) runs each operation, the trigger, the Job ID list and the credential Test in a child process with a ${HEAP_CAP_MB} MiB heap, and fails a run whose resident memory passes ${RSS_CAP_MB} MiB or whose event loop is blocked for more than ${EVENT_LOOP_BLOCK_MS} ms of CPU time.`;
+	return ['| What the service sends | Bound | Past it |', '|---|---|---|', ...rows.map((row) => `| ${row.join(' | ')} |`), '', fuzz].join('\n');
+}
+
+test('docs/guarantees.md states the bounds the code enforces', () => {
+	const expected = table();
+	if (process.env.UPDATE_DOCS === '1') writeMeasuredBlock(PAGE, 'stated-bounds', WRITER, expected);
+	const text = readFileSync(PAGE, 'utf8');
+	const { start, end } = markers('stated-bounds', WRITER);
+	const from = text.indexOf(start);
+	const to = text.indexOf(end);
+	expect(from).toBeGreaterThan(-1);
+	expect(text.slice(from + start.length, to).trim()).toBe(expected);
+});
