@@ -42,8 +42,8 @@ Module._resolveFilename = function (request, parent, ...rest) {
 	}
 	return resolveFilename.call(this, request, parent, ...rest);
 };
-// Transpiled once per source text, kept in the system's temporary folder: later children skip TypeScript entirely.
-const cacheDir = path.join(require('os').tmpdir(), 'n8n-job-fuzz-ts-cache');
+// Transpiled once per source text, kept in the project's ignored .cache (nothing in /tmp): later children skip TypeScript.
+const cacheDir = path.join(root, '.cache', 'fuzz-ts');
 let ts;
 require.extensions['.ts'] = (module, filename) => {
 	const source = fs.readFileSync(filename, 'utf8');
