@@ -1,3 +1,4 @@
+// The reference server's command line: every flag in both forms, bad flags and catalogs, the URL alone on stdout, SIGTERM flushing --data.
 import { spawn } from 'child_process';
 import { existsSync, mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';

@@ -1,3 +1,4 @@
+// The job log the reference server writes (docs/log-format.md) and its formats: timestamps, seconds, runtimes, escaped cells.
 import { formatElapsed, formatRuntime, formatSeconds, formatTimestamp } from '../../server';
 import { BROKEN, STOPPED, keyValues, parseCells, parseLog, startHarness, submit } from './helpers';
 import type { Harness } from './helpers';

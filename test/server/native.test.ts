@@ -1,3 +1,4 @@
+// The native REST API of the reference server against the spec: the job lifecycle field by field, the status filter's forms, job lists.
 import { Readable } from 'stream';
 
 import {

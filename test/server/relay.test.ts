@@ -1,3 +1,4 @@
+// The relay API of the reference server: the endpoint and method headers, keys never taken from the body, its refusals, strict catalogs.
 import { RELAY_401 } from '../../server';
 import { FIELD_ORDER, SALES_ID, UUID_V4, startHarness } from './helpers';
 import type { Harness } from './helpers';

@@ -1,3 +1,4 @@
+// The reference server's store: strict and lenient catalogs, retention of finished jobs, --data across restarts, the default catalog.
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
