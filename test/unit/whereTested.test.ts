@@ -65,7 +65,7 @@ function page(): string {
 			.map((path) => {
 				const text = readFileSync(join(ROOT, path), 'utf8');
 				const titles = describeTitles(path, text);
-				return `| \`${path}\` | ${summary(text) || '—'}${titles.length ? `<br>${titles.map((t) => `*${t}*`).join(' · ')}` : ''} |`;
+				return `| \`${path}\` | ${summary(text) || '—'}${titles.length ? `<br>${titles.map((t) => `“${t}”`).join(' · ')}` : ''} |`;
 			});
 		return [`### ${tier.title} (\`${tier.command}\`)`, '', '| File | What it tests |', '|---|---|', ...rows].join('\n');
 	}).join('\n\n');
