@@ -13,7 +13,7 @@ import { CatalogIndex, JobStore, JOURNAL_HEADER, ManualClock } from '../../serve
 import type { Catalog } from '../../server';
 import type { Figure } from '../lib/figure';
 import { verdict } from '../lib/figure';
-import { spawnServer } from '../lib/serverProcess';
+import { killServer, spawnServer } from '../lib/serverProcess';
 
 const LEVELS = [1_000, 10_000, 100_000];
 // Submissions measured at each level, in rounds (the best round counts: the machine's other load only slows).
@@ -51,12 +51,6 @@ async function startServer(directory: string, extra: string[]): Promise<Started>
 	return { url, child, startMs: Number(process.hrtime.bigint() - started) / 1e6 };
 }
 
-async function stop(child: ChildProcess): Promise<void> {
-	if (child.exitCode !== null) return;
-	const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-	child.kill('SIGKILL');
-	await exited;
-}
 
 const agent = new Agent({ keepAlive: true, maxSockets: 50 });
 
@@ -126,7 +120,7 @@ async function submissionsAtLevels(directory: string) {
 		}
 		return { rates: best, failures };
 	} finally {
-		for (const server of servers) await stop(server.child);
+		for (const server of servers) await killServer(server.child);
 	}
 }
 
@@ -149,7 +143,7 @@ function writeDataFile(file: string, jobs: number): void {
 async function startupLoad(directory: string) {
 	const dataFile = join(directory, 'jobs.json');
 	const empty = await startServer(directory, ['--data', join(directory, 'empty.json')]);
-	await stop(empty.child);
+	await killServer(empty.child);
 	writeDataFile(dataFile, LOAD_JOBS);
 	const loaded = await startServer(directory, ['--data', dataFile]);
 	try {
@@ -157,7 +151,7 @@ async function startupLoad(directory: string) {
 		const active = ((await list.json()) as unknown[]).length;
 		return { emptyMs: empty.startMs, loadedMs: loaded.startMs, active };
 	} finally {
-		await stop(loaded.child);
+		await killServer(loaded.child);
 	}
 }
 

@@ -15,7 +15,7 @@ import { DEFAULT_MAX_JOBS, DEFAULT_MAX_STORED_BYTES, FIELD_LIMITS, JOURNAL_HEADE
 import type { Catalog, StoredJob } from '../../server';
 import type { Figure } from '../lib/figure';
 import { verdict } from '../lib/figure';
-import { spawnServer } from '../lib/serverProcess';
+import { killServer, spawnServer } from '../lib/serverProcess';
 import { formatBytes } from '../lib/stats';
 
 /** BENCHMARKS.md's block of this figure, written whenever figure 9 runs. */
@@ -78,12 +78,6 @@ async function startOn(directory: string, dataFile: string, extra: string[] = []
 	return { url, child, startMs: Number(process.hrtime.bigint() - started) / 1e6 };
 }
 
-async function stop(child: ChildProcess): Promise<void> {
-	if (child.exitCode !== null) return;
-	const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-	child.kill('SIGKILL');
-	await exited;
-}
 
 /** Resident and peak resident bytes of a process (Linux /proc). */
 function memoryOf(pid: number): { rss: number; peak: number } {
@@ -141,8 +135,8 @@ async function costAtTenThousand(directory: string) {
 		}
 		return { ms, failures, fullBytes, fullStartMs: full.startMs, fullMemory: memoryOf(full.child.pid as number), fileBytes: statSync(fullFile).size };
 	} finally {
-		await stop(full.child);
-		await stop(small.child);
+		await killServer(full.child);
+		await killServer(small.child);
 	}
 }
 
@@ -159,7 +153,7 @@ async function atMaximum(directory: string) {
 		for (let i = 0; i < 5; i++) await send(server.url, 'GET', '/api/v1/jobs?filter=history');
 		return { count, stored, startMs: server.startMs, afterStart, afterUse: memoryOf(server.child.pid as number), submitMs: median(measured.ms), failures: measured.failures };
 	} finally {
-		await stop(server.child);
+		await killServer(server.child);
 	}
 }
 

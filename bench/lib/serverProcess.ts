@@ -86,3 +86,11 @@ async function stopChild(child: ChildProcess, directory: string): Promise<void> 
 	}
 	rmSync(directory, { recursive: true, force: true });
 }
+
+/** Kills a spawned server at once and waits until it has exited. */
+export async function killServer(child: ChildProcess): Promise<void> {
+	if (child.exitCode !== null) return;
+	const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+	child.kill('SIGKILL');
+	await exited;
+}

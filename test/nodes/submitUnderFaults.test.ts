@@ -12,6 +12,25 @@ import { expectNoSecrets } from '../../testkit/secrets';
 const MAY_EXIST = 'may have accepted the job: check the job list before resubmitting';
 const ITEMS = 3;
 
+/** Submit parameters whose one job parameter carries the item's number, so that jobs can be counted per item. */
+function numberedSubmit(fx: Fixture) {
+	return {
+		authentication: fx.authentication,
+		resource: 'job',
+		operation: 'submit',
+		...fx.flow(SALES),
+		runProfileName: 'default',
+		parameters: { parameter: [{ name: 'item', type: 'integer', value: '={{ $json.n }}' }] },
+	};
+}
+
+/** Jobs each item created, read from the server's own store (each job carries its item's number). */
+function jobsPerItem(fx: Fixture): number[] {
+	const perItem = Array.from({ length: ITEMS }, () => 0);
+	for (const job of fx.server.store.all()) perItem[Number(job.parameters[0].value)]++;
+	return perItem;
+}
+
 type Outcome = 'submitted' | 'mayExist' | 'notSubmitted';
 
 interface Case {
@@ -72,20 +91,11 @@ describe.each(INTERFACES)('submit under faults over the %s interface', (kind: In
 			credentials: fx.credentials,
 			continueOnFail: true,
 			items: Array.from({ length: ITEMS }, (_, n) => ({ n })),
-			parameters: {
-				authentication: fx.authentication,
-				resource: 'job',
-				operation: 'submit',
-				...fx.flow(SALES),
-				runProfileName: 'default',
-				parameters: { parameter: [{ name: 'item', type: 'integer', value: '={{ $json.n }}' }] },
-			},
+			parameters: numberedSubmit(fx),
 		});
 		expect(result.error).toBeUndefined();
 		expect(result.items.map((item) => item.pairedItem)).toEqual(Array.from({ length: ITEMS }, (_, n) => ({ item: n })));
-		// Jobs per item, read from the server's own store (each job carries its item's number).
-		const perItem = Array.from({ length: ITEMS }, () => 0);
-		for (const job of fault === 'serverDown' ? [] : fx.server.store.all()) perItem[Number(job.parameters[0].value)]++;
+		const perItem = fault === 'serverDown' ? Array.from({ length: ITEMS }, () => 0) : jobsPerItem(fx);
 		expect(perItem).toEqual(Array.from({ length: ITEMS }, () => created));
 
 		const first = result.json[0];
@@ -166,11 +176,6 @@ describe.each(INTERFACES)("Submit under n8n's Retry On Fail (%s)", (kind: Interf
 		await fx.server.close();
 	});
 	const submits = () => Object.entries(fx.server.stats.byRoute).reduce((sum, [route, count]) => sum + (route.startsWith('POST') ? count : 0), 0);
-	const jobsPerItem = () => {
-		const perItem = Array.from({ length: ITEMS }, () => 0);
-		for (const job of fx.server.store.all()) perItem[Number(job.parameters[0].value)]++;
-		return perItem;
-	};
 	const run = (extra: Partial<Parameters<typeof runActionNode>[0]> = {}) =>
 		runActionNode({
 			credentials: fx.credentials,
@@ -178,14 +183,7 @@ describe.each(INTERFACES)("Submit under n8n's Retry On Fail (%s)", (kind: Interf
 			retryOnFail: true,
 			maxTries: 3,
 			waitBetweenTries: 10,
-			parameters: {
-				authentication: fx.authentication,
-				resource: 'job',
-				operation: 'submit',
-				...fx.flow(SALES),
-				runProfileName: 'default',
-				parameters: { parameter: [{ name: 'item', type: 'integer', value: '={{ $json.n }}' }] },
-			},
+			parameters: numberedSubmit(fx),
 			...extra,
 		});
 	// The fault hits every try's third submission (the item that failed, if it is sent again).
@@ -195,8 +193,8 @@ describe.each(INTERFACES)("Submit under n8n's Retry On Fail (%s)", (kind: Interf
 		fx = await startFixture(kind);
 		fx.server.faults.inject(everyThirdSubmit({ kind: 'status', status: 503 }));
 		const result = await run();
-		table.push(`| Retry On Fail, item 3 503 (${kind}) | ${jobsPerItem().join('/')} | ${submits()} submissions | ${result.error?.message} |`);
-		expect(jobsPerItem()).toEqual([1, 1, 0]);
+		table.push(`| Retry On Fail, item 3 503 (${kind}) | ${jobsPerItem(fx).join('/')} | ${submits()} submissions | ${result.error?.message} |`);
+		expect(jobsPerItem(fx)).toEqual([1, 1, 0]);
 		expect(submits()).toBe(3);
 		expect(result.error?.message).toBe("Item 3 was not submitted again on n8n's retry: its first submission may have created a job");
 		expect(result.error?.description).toMatch(/^The first try failed with: The service failed \(HTTP 503\)/);
@@ -211,7 +209,7 @@ describe.each(INTERFACES)("Submit under n8n's Retry On Fail (%s)", (kind: Interf
 		fx.server.faults.inject(everyThirdSubmit({ kind: 'status', status: 429 }, 1));
 		const result = await run();
 		expect(result.error).toBeUndefined();
-		expect(jobsPerItem()).toEqual([1, 1, 1]);
+		expect(jobsPerItem(fx)).toEqual([1, 1, 1]);
 		expect(submits()).toBe(4);
 		const ids = fx.server.store.all().sort((a, b) => Number(a.parameters[0].value) - Number(b.parameters[0].value)).map((job) => job.id);
 		expect(result.json.map((json) => json.jobId)).toEqual(ids);
@@ -222,7 +220,7 @@ describe.each(INTERFACES)("Submit under n8n's Retry On Fail (%s)", (kind: Interf
 		fx = await startFixture(kind);
 		fx.server.faults.inject(everyThirdSubmit({ kind: 'drop', after: true }, 1));
 		const result = await run();
-		expect(jobsPerItem()).toEqual([1, 1, 1]);
+		expect(jobsPerItem(fx)).toEqual([1, 1, 1]);
 		expect(submits()).toBe(3);
 		expect(result.error?.message).toMatch(/^Item 3 was not submitted again/);
 	});
@@ -232,8 +230,8 @@ describe.each(INTERFACES)("Submit under n8n's Retry On Fail (%s)", (kind: Interf
 		// Try 1 sends items 1-3 (item 1 refused); tries 2 and 3 send item 1 only.
 		fx.server.faults.inject([0, 2, 0].map((skip) => ({ kind: 'bareString' as const, status: 400, text: 'flow is locked', method: 'POST' as const, skip })));
 		const result = await run({ onError: 'continueRegularOutput' });
-		table.push(`| Retry On Fail + Continue On Fail, item 1 refused (${kind}) | ${jobsPerItem().join('/')} | ${submits()} submissions | ${String(result.json[0].error)} |`);
-		expect(jobsPerItem()).toEqual([0, 1, 1]);
+		table.push(`| Retry On Fail + Continue On Fail, item 1 refused (${kind}) | ${jobsPerItem(fx).join('/')} | ${submits()} submissions | ${String(result.json[0].error)} |`);
+		expect(jobsPerItem(fx)).toEqual([0, 1, 1]);
 		// Item 1 is sent on each of the 3 tries (it was refused, so nothing exists); items 2 and 3 once.
 		expect(submits()).toBe(5);
 		expect(result.json[0].error).toBe('Bad request: flow is locked');
@@ -245,7 +243,7 @@ describe.each(INTERFACES)("Submit under n8n's Retry On Fail (%s)", (kind: Interf
 		fx = await startFixture(kind);
 		fx.server.faults.inject({ kind: 'bareString', status: 400, text: 'flow is locked', method: 'POST' });
 		const result = await run({ onError: 'continueRegularOutput' });
-		expect(jobsPerItem()).toEqual([1, 1, 1]);
+		expect(jobsPerItem(fx)).toEqual([1, 1, 1]);
 		expect(submits()).toBe(4);
 		expect(result.json.every((json) => typeof json.jobId === 'string' && json.error === undefined)).toBe(true);
 	});
@@ -255,9 +253,9 @@ describe.each(INTERFACES)("Submit under n8n's Retry On Fail (%s)", (kind: Interf
 		fx.server.faults.inject(everyThirdSubmit({ kind: 'status', status: 429 }, 1));
 		const stop = advanceWhileWaiting(fx.clock, 1000);
 		try {
-			const result = await run({ parameters: { authentication: fx.authentication, resource: 'job', operation: 'submit', ...fx.flow(SALES), runProfileName: 'default', parameters: { parameter: [{ name: 'item', type: 'integer', value: '={{ $json.n }}' }] }, waitForCompletion: true, waitSettings: { pollInterval: 1, timeout: 30 } } });
+			const result = await run({ parameters: { ...numberedSubmit(fx), waitForCompletion: true, waitSettings: { pollInterval: 1, timeout: 30 } } });
 			expect(result.error).toBeUndefined();
-			expect(jobsPerItem()).toEqual([1, 1, 1]);
+			expect(jobsPerItem(fx)).toEqual([1, 1, 1]);
 			expect(result.json.map((json) => json.executionStatus)).toEqual(['COMPLETED', 'COMPLETED', 'COMPLETED']);
 		} finally {
 			stop();
@@ -268,7 +266,7 @@ describe.each(INTERFACES)("Submit under n8n's Retry On Fail (%s)", (kind: Interf
 		fx = await startFixture(kind);
 		await run();
 		await run();
-		expect(jobsPerItem()).toEqual([2, 2, 2]);
+		expect(jobsPerItem(fx)).toEqual([2, 2, 2]);
 		expect(submits()).toBe(6);
 	});
 });
