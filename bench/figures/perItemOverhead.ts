@@ -72,6 +72,7 @@ export async function measurePerItemOverhead(): Promise<Figure[]> {
 		const perItem = (times: number[]) => `${((median(times) / ITEMS) * 1000).toFixed(0)} µs`;
 		const extraPerItem = (median(t.node.map((v, i) => v - t.plainNode[i])) / ITEMS) * 1000;
 		const ours = medianRatio(t.node, t.plainNode);
+		const oursCpu = medianRatio(t.cpu.node, t.cpu.plainNode);
 		return [
 			{
 				id: '1',
@@ -95,9 +96,10 @@ export async function measurePerItemOverhead(): Promise<Figure[]> {
 			{
 				id: '1c',
 				name: "… our code's share: the node / a plain n8n node (same engine, expression, helper, credential)",
-				measured: `${ours.toFixed(2)}× (${extraPerItem >= 0 ? '+' : '−'}${Math.abs(extraPerItem).toFixed(0)} µs per item)`,
+				measured: `${ours.toFixed(2)}× (${extraPerItem >= 0 ? '+' : '−'}${Math.abs(extraPerItem).toFixed(0)} µs per item); CPU ${oursCpu.toFixed(2)}×`,
 				goal: `≤ ${GOAL.toFixed(2)}×`,
 				verdict: verdict(ours <= GOAL),
+				details: [`node / plain n8n node per round: wall ${t.node.map((v, i) => (v / t.plainNode[i]).toFixed(2)).join(', ')}; CPU ${t.cpu.node.map((v, i) => (v / t.cpu.plainNode[i]).toFixed(2)).join(', ')}`],
 			},
 			...(await measureAnswerBounds()),
 		];

@@ -50,6 +50,12 @@ interface ByteStream {
 	destroy(error?: Error): unknown;
 }
 
+/** A Node stream (what n8n's helper returns): read through its events, cheaper than its async iterator. */
+interface EventByteStream extends ByteStream {
+	on(event: string, listener: (value?: unknown) => void): unknown;
+	removeListener(event: string, listener: (value?: unknown) => void): unknown;
+}
+
 export function isByteStream(value: unknown): value is ByteStream {
 	return (
 		typeof value === 'object' &&
@@ -59,6 +65,10 @@ export function isByteStream(value: unknown): value is ByteStream {
 	);
 }
 
+function hasEvents(stream: ByteStream): stream is EventByteStream {
+	return typeof (stream as Partial<EventByteStream>).on === 'function' && typeof (stream as Partial<EventByteStream>).removeListener === 'function';
+}
+
 function asBytes(chunk: unknown): Uint8Array {
 	if (chunk instanceof Uint8Array) return chunk;
 	return Buffer.from(typeof chunk === 'string' ? chunk : String(chunk), 'utf8');
@@ -66,36 +76,84 @@ function asBytes(chunk: unknown): Uint8Array {
 
 export type ReadOutcome = { text: string; tooLarge?: undefined } | { text?: undefined; tooLarge: true };
 
+/** Decodes chunk by chunk (a character split between two chunks is kept whole); `add` returns false past the cap. */
+function textCollector(maxBytes: number): { add(chunk: unknown): boolean; text(): string } {
+	const decoder = new TextDecoder('utf-8');
+	const parts: string[] = [];
+	let bytes = 0;
+	return {
+		add(chunk) {
+			const data = asBytes(chunk);
+			bytes += data.byteLength;
+			if (bytes > maxBytes) return false;
+			parts.push(decoder.decode(data, { stream: true }));
+			return true;
+		},
+		text() {
+			parts.push(decoder.decode());
+			return parts.length === 1 ? parts[0] : parts.join('');
+		},
+	};
+}
+
+function prematureClose(): Error {
+	return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+}
+
+/** Reads an event stream to its end; the first of end, error, early close, cap or `stop` settles and detaches. */
+function readEvents(stream: EventByteStream, maxBytes: number, stop: AbortSignal): Promise<ReadOutcome> {
+	const collector = textCollector(maxBytes);
+	return new Promise<ReadOutcome>((resolve, reject) => {
+		const listeners: Record<string, (value?: unknown) => void> = {
+			data: (chunk) => {
+				if (!collector.add(chunk)) settleWith(() => resolve({ tooLarge: true }));
+			},
+			end: () => settleWith(() => resolve({ text: collector.text() })),
+			error: (error) => settleWith(() => reject(error instanceof Error ? error : new Error(String(error)))),
+			close: () => settleWith(() => reject(prematureClose())),
+		};
+		const onStop = () => settleWith(() => reject(new Error('ABORTED')));
+		function settleWith(settle: () => void): void {
+			for (const [event, listener] of Object.entries(listeners)) stream.removeListener(event, listener);
+			stop.removeEventListener('abort', onStop);
+			// A late error of the dropped stream must not go unhandled.
+			stream.on('error', ignore);
+			stream.destroy();
+			settle();
+		}
+		stop.addEventListener('abort', onStop, { once: true });
+		for (const [event, listener] of Object.entries(listeners)) stream.on(event, listener);
+	});
+}
+
+function ignore(): void {}
+
+/** Any other async iterable of chunks. */
+async function readIterator(stream: ByteStream, maxBytes: number, stop: AbortSignal): Promise<ReadOutcome> {
+	const onStop = () => stream.destroy(new Error('ABORTED'));
+	stop.addEventListener('abort', onStop, { once: true });
+	const collector = textCollector(maxBytes);
+	try {
+		for await (const chunk of stream) if (!collector.add(chunk)) return { tooLarge: true };
+	} finally {
+		stop.removeEventListener('abort', onStop);
+		stream.destroy();
+	}
+	return { text: collector.text() };
+}
+
 /**
  * The body as text, reading at most `maxBytes` decoded bytes: the stream is destroyed (and decompression stops) as
  * soon as one byte more arrives, or when `stop` aborts. Read errors (a reset, corrupt compression) are thrown.
  */
 export async function readCapped(body: unknown, maxBytes: number, stop: AbortSignal): Promise<ReadOutcome> {
 	if (!isByteStream(body)) return readWhole(body, maxBytes);
-	const stream = body;
 	// A request that answered after its attempt was given up: drop the body unread.
 	if (stop.aborted) {
-		stream.destroy();
+		body.destroy();
 		throw new Error('ABORTED');
 	}
-	const onStop = () => stream.destroy(new Error('ABORTED'));
-	stop.addEventListener('abort', onStop, { once: true });
-	const decoder = new TextDecoder('utf-8');
-	const parts: string[] = [];
-	let bytes = 0;
-	try {
-		for await (const chunk of stream) {
-			const data = asBytes(chunk);
-			bytes += data.byteLength;
-			if (bytes > maxBytes) return { tooLarge: true };
-			parts.push(decoder.decode(data, { stream: true }));
-		}
-	} finally {
-		stop.removeEventListener('abort', onStop);
-		stream.destroy();
-	}
-	parts.push(decoder.decode());
-	return { text: parts.join('') };
+	return hasEvents(body) ? await readEvents(body, maxBytes, stop) : await readIterator(body, maxBytes, stop);
 }
 
 /** A body some host already read whole (a string, a Buffer, parsed JSON): the same cap, counted on its bytes. */

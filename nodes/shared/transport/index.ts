@@ -166,6 +166,9 @@ function cancelled(context: ApiContext): boolean {
 	return cancelSignal(context)?.aborted === true;
 }
 
+/** The reason every finished attempt aborts its signal with: abort() without one builds a DOMException and its stack each time. */
+const ATTEMPT_OVER = new Error('the attempt is over');
+
 type Attempt = { response: ApiResponse; failure?: undefined } | { response?: undefined; failure: Failure };
 
 /** One exchange, never past `limitMs`: the request and the reading of its body race n8n's sleep; late, both stop. */
@@ -195,7 +198,7 @@ async function attemptOnce(context: ApiContext, connection: ResolvedConnection, 
 		() => 'stopped' as const,
 	);
 	const first = await Promise.race([exchange, timer]);
-	stop.abort();
+	stop.abort(ATTEMPT_OVER);
 	if (first === 'late' || first === 'stopped') return { failure: { kind: 'deadline', seconds: 0 } };
 	return first.ok ? first.value : { failure: networkFailure(first.error) };
 }
