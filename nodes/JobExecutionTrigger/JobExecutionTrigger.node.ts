@@ -179,7 +179,7 @@ export class JobExecutionTrigger implements INodeType {
 		// Stored only now: a poll that failed above leaves the previous state, so nothing is lost or repeated.
 		const items = events.map((event) => ({ json: eventJson(event, options) }));
 		if (stats.gap !== null && onGap === 'emitItem') items.unshift({ json: gapJson(stats.gap) });
-		staticData.tracker = next as unknown as IDataObject;
+		staticData.tracker = next;
 		staticData.stamp = remember(key, next, items.length > 0);
 		logPoll(this, { ...stats, unreadable: active.dropped + history.dropped + stats.unreadable }, reads.reasons);
 		return items.length === 0 ? null : [items];

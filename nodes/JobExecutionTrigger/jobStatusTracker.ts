@@ -42,8 +42,8 @@ export interface TrackerOptions {
 	terminalWindow?: number;
 }
 
-/** A job not yet terminal. */
-export interface OpenEntry {
+/** A job not yet terminal. A type, not an interface, so that the state is n8n static data (IDataObject) as it is. */
+export type OpenEntry = {
 	/** Last seen status (normalised to upper case, at most MAX_STATUS_LENGTH characters). */
 	status: string;
 	/** Value of `seq` when the job was last observed or read; the oldest are read individually first. */
@@ -54,9 +54,10 @@ export interface OpenEntry {
 	retryAt?: number;
 	/** Its status is unknown and came with an end time (ranked past RUNNING, before the known terminal ones). */
 	ended?: true;
-}
+};
 
-export interface TrackerState {
+/** The stored state: plain JSON data, so it goes into n8n's static data with no cast. */
+export type TrackerState = {
 	version: 2;
 	/** False until the first poll (the baseline) has been stored. */
 	initialized: boolean;
@@ -75,7 +76,7 @@ export interface TrackerState {
 	 * service lists again, even as running, is not news. Absent when empty.
 	 */
 	gone?: string;
-}
+};
 
 export interface Observation {
 	/** GET /jobs?filter=active (read first). */
