@@ -1,3 +1,4 @@
+// The trigger's pure tracker: which status changes fire, what it stores, and its bounds, rule by rule and against a simulated service (testkit/trackerSimulator.ts).
 import {
 	computeEvents,
 	DEFAULT_TERMINAL_WINDOW,

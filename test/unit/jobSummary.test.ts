@@ -1,3 +1,4 @@
+// The job vocabulary and the Simplify summary: status sets, timestamps, the simplified job and the status a body carries in any form the spec allows.
 import { extractExecutionStatus } from '../../nodes/shared/jobStatusBody';
 import { simplifyJob } from '../../nodes/shared/jobSummary';
 import { ACTIVE_STATUSES, TERMINAL_STATUSES, isActiveStatus, isTerminalStatus, toEpochMs } from '../../nodes/shared/jobVocabulary';

@@ -1,3 +1,4 @@
+// Parse Log: the documented log grammar, its variants, robustness, and time linear in the input whatever the service writes into a log.
 import { parseRuntimeSeconds } from '../../nodes/shared/jobVocabulary';
 import { isParsableLog, parseJobLog, type ParsedJobLog } from '../../nodes/shared/logParser';
 import { mulberry32 } from '../../server/random';

@@ -1,3 +1,4 @@
+// Redaction of successful answers: the fast search before the pattern never changes what the pattern alone would redact.
 import { redact, redactor, secretForms } from '../../nodes/shared/redaction';
 
 /** The pattern redactor() compiles, applied with no shortcut: what every shortcut must agree with. */

@@ -1,3 +1,4 @@
+// The pure request builders: one native call sent two ways (native, relay), job parameters, and tolerant body reading.
 import { buildNativeRequest, buildRelayRequest, encodeQuery, flowNavigationUrl, jobsPath, readJobCall, submitCall } from '../../nodes/shared/transport/requestBuilders';
 import { normalizeServiceUrl } from '../../nodes/shared/transport/serviceCredentials';
 import { jobIdProblem } from '../../nodes/shared/jobVocabulary';
