@@ -47,6 +47,15 @@ function tooLong(field: string, value: string, max: number): string | undefined 
 
 export type Valid<T> = { ok: T } | { error: string };
 
+/** A required text field: present, a string, not blank, within its stated limit. */
+function requiredText(field: 'flowFileName' | 'runProfileName', value: unknown): Valid<string> {
+	if (value === undefined || value === null || value === '') return { error: `${field} is required` };
+	if (typeof value !== 'string') return { error: `${field} must be a string` };
+	if (value.trim() === '') return { error: `${field} is required` };
+	const long = tooLong(field, value, FIELD_LIMITS[field]);
+	return long ? { error: long } : { ok: value };
+}
+
 function validateFlow(catalog: CatalogIndex, b: Record<string, unknown>, flowRef: FlowRef): Valid<ResolvedFlow> {
 	if (flowRef === 'flowId') {
 		if (b.flowId === undefined || b.flowId === null || b.flowId === '') return { error: 'flowId is required' };
@@ -54,23 +63,17 @@ function validateFlow(catalog: CatalogIndex, b: Record<string, unknown>, flowRef
 		const flow = catalog.byFlowId(b.flowId);
 		return flow ? { ok: flow } : { error: `unknown flowId ${quote(b.flowId)}` };
 	}
-	const name = b.flowFileName;
-	if (name === undefined || name === null || name === '') return { error: 'flowFileName is required' };
-	if (typeof name !== 'string') return { error: 'flowFileName must be a string' };
-	if (name.trim() === '') return { error: 'flowFileName is required' };
-	const long = tooLong('flowFileName', name, FIELD_LIMITS.flowFileName);
-	if (long) return { error: long };
+	const text = requiredText('flowFileName', b.flowFileName);
+	if ('error' in text) return text;
+	const name = text.ok;
 	const flow = catalog.byFileName(name);
 	return flow ? { ok: flow } : { error: `unknown flow ${quote(name)}` };
 }
 
 function validateProfile(b: Record<string, unknown>, flow: ResolvedFlow): Valid<string> {
-	const profile = b.runProfileName;
-	if (profile === undefined || profile === null || profile === '') return { error: 'runProfileName is required' };
-	if (typeof profile !== 'string') return { error: 'runProfileName must be a string' };
-	if (profile.trim() === '') return { error: 'runProfileName is required' };
-	const long = tooLong('runProfileName', profile, FIELD_LIMITS.runProfileName);
-	if (long) return { error: long };
+	const text = requiredText('runProfileName', b.runProfileName);
+	if ('error' in text) return text;
+	const profile = text.ok;
 	if (flow.runProfiles && !flow.runProfiles.includes(profile)) {
 		return { error: `runProfileName ${quote(profile)} is not a run profile of flow ${quote(flow.flowFileName)} (allowed: ${flow.runProfiles.join(', ')})` };
 	}
