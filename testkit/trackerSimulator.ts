@@ -158,16 +158,16 @@ class ReferenceTracker {
 	apply(o: Observation, options: TrackerOptions): string[] {
 		const merged = new Map<string, JobSnapshot>();
 		for (const j of [...o.active, ...o.history, ...o.individual]) {
-			const previous = merged.get(j.id);
-			if (previous === undefined || STATUS_RANK[j.executionStatus] >= STATUS_RANK[previous.executionStatus]) merged.set(j.id, j);
+			const previous = merged.get(String(j.id));
+			if (previous === undefined || STATUS_RANK[String(j.executionStatus)] >= STATUS_RANK[String(previous.executionStatus)]) merged.set(String(j.id), j);
 		}
 		const matches = (j: JobSnapshot) =>
-			(options.watch === 'anyChange' || options.watch.includes(j.executionStatus)) &&
+			(options.watch === 'anyChange' || options.watch.includes(String(j.executionStatus))) &&
 			(!options.flowName || j.flowName === options.flowName) &&
 			(!options.runProfileName || j.runProfileName === options.runProfileName);
 		const out: string[] = [];
 		for (const [id, j] of merged) {
-			const status = j.executionStatus;
+			const status = String(j.executionStatus);
 			const rank = STATUS_RANK[status];
 			const prev = this.known.get(id);
 			if (!this.initialized) {
@@ -259,7 +259,7 @@ export function runScenario(s: Scenario) {
 			events.push(...result.events);
 			got.push(`#${committed}`, ...brief(result.events).sort());
 			want.push(`#${committed}`, ...reference.apply(observation, options));
-			for (const j of [...active, ...history, ...individual]) observed.add(j.id);
+			for (const j of [...active, ...history, ...individual]) observed.add(String(j.id));
 		} catch (error) {
 			if (error !== FAIL) throw error;
 			failed++;

@@ -40,7 +40,7 @@ import {
 	MAX_STATE_BYTES,
 	SERVICE_PAGE,
 } from './jobStatusTracker';
-import type { JobEvent, JobSnapshot, PollStats, PossibleGap, TrackerOptions, TrackerState } from './jobStatusTracker';
+import type { JobEvent, JobSnapshot, PollStats, PossibleGap, TrackedJob, TrackerOptions, TrackerState } from './jobStatusTracker';
 
 /** Individual reads of tracked jobs that fell off both capped lists, per poll; the rest wait for the next poll. */
 const DEFAULT_MAX_INDIVIDUAL_READS = 25;
@@ -414,7 +414,10 @@ function testEvent(
 ): INodeExecutionData[] {
 	const watch = tracker.watch;
 	const matches = emissionFilter(tracker);
-	const matching = [...active, ...history].filter((job) => readableJobId(job) !== null && matches({ job }));
+	const matching = [...active, ...history].flatMap((job): TrackedJob[] => {
+		const id = readableJobId(job);
+		return id !== null && matches({ job }) ? [{ ...job, id }] : [];
+	});
 	const latest = matching.sort((a, b) => recency(b) - recency(a))[0];
 	if (!latest) {
 		const statuses = watch === 'anyChange' ? 'any status' : watch.join(', ') || 'no status';

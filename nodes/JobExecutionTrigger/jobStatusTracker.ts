@@ -27,8 +27,11 @@
 
 import { jobFilterMatcher, normalizeStatus, readableJobId, toMillis } from '../shared/jobVocabulary';
 
-/** A job as the server returns it; only `id` and `executionStatus` are relied on. */
-export type JobSnapshot = Record<string, unknown> & { id: string; executionStatus: string };
+/** A job entry as the service sent it: nothing in it is promised; `readableJobId` and `normalizeStatus` read its id and status. */
+export type JobSnapshot = Record<string, unknown>;
+
+/** A listed job whose id the trigger read (`readableJobId`): that id is the one field it promises. */
+export type TrackedJob = JobSnapshot & { id: string };
 
 export interface TrackerOptions {
 	/** Statuses that fire an event, or every change. An empty list fires nothing. */
@@ -94,8 +97,8 @@ export interface Observation {
 }
 
 export interface JobEvent {
-	/** The job as last read from the server. */
-	job: JobSnapshot;
+	/** The job as last read from the server, with its readable id. */
+	job: TrackedJob;
 	event: 'newJob' | 'statusChanged';
 	/** Current status, normalised to upper case. */
 	status: string;
@@ -552,7 +555,7 @@ export function utf8Bytes(text: string): number {
 
 
 interface SeenJob {
-	job: JobSnapshot;
+	job: TrackedJob;
 	status: string;
 	rank: number;
 	startTime: number | null;
@@ -590,7 +593,7 @@ function sighting(job: JobSnapshot, id: string): SeenJob {
 	const rank = rankOf(status, endTime);
 	const reached = rank >= RANK_UNKNOWN_ENDED ? (endTime ?? startTime) : startTime;
 	return {
-		job: job.id === id ? job : { ...job, id },
+		job: { ...job, id },
 		status,
 		rank,
 		startTime,

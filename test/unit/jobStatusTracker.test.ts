@@ -28,7 +28,10 @@ const TERMINAL = new Set(['COMPLETED', 'ERROR', 'CANCELLED']);
 
 const anyChange: TrackerOptions = { watch: 'anyChange', startFrom: 'now' };
 
-function job(id: string, executionStatus: string, extra: Record<string, unknown> = {}): JobSnapshot {
+/** A well-formed job as the tests list it: its id and status are strings. */
+type ListedJob = JobSnapshot & { id: string; executionStatus: string };
+
+function job(id: string, executionStatus: string, extra: Record<string, unknown> = {}): ListedJob {
 	return {
 		id,
 		executionStatus,
@@ -45,7 +48,7 @@ function obs(partial: Partial<Observation>): Observation {
 }
 
 /** A state after a 'now' baseline of the given jobs. */
-function baseline(jobs: JobSnapshot[], options: Partial<TrackerOptions> = {}): TrackerState {
+function baseline(jobs: ListedJob[], options: Partial<TrackerOptions> = {}): TrackerState {
 	const active = jobs.filter((j) => !TERMINAL.has(j.executionStatus));
 	const history = jobs.filter((j) => TERMINAL.has(j.executionStatus));
 	return computeEvents(emptyState(), obs({ active, history }), { ...anyChange, ...options }).state;
@@ -69,7 +72,7 @@ function uuid(n: number): string {
 }
 
 describe('merging the three sources', () => {
-	const cases: Array<{ name: string; tracked: JobSnapshot[]; observation: Observation; expected: string[] }> = [
+	const cases: Array<{ name: string; tracked: ListedJob[]; observation: Observation; expected: string[] }> = [
 		{
 			name: 'job on active then history (finished in between): the furthest status wins',
 			tracked: [job('a', 'QUEUED')],
@@ -123,10 +126,10 @@ describe('merging the three sources', () => {
 			tracked: [],
 			observation: obs({
 				active: [
-					{ executionStatus: 'RUNNING' } as unknown as JobSnapshot,
+					{ executionStatus: 'RUNNING' },
 					null as unknown as JobSnapshot,
 					{ id: '', executionStatus: 'RUNNING' },
-					{ id: 7, executionStatus: 'RUNNING' } as unknown as JobSnapshot,
+					{ id: 7, executionStatus: 'RUNNING' },
 				],
 			}),
 			expected: ['7:newJob:->RUNNING'],
