@@ -1,4 +1,5 @@
-// The few calls of n8n's own REST API (the editor's) the demo needs: log in and read a workflow's executions.
+// The few calls of n8n's own REST API (the editor's) the demo and the e2e need: log in, read a workflow's executions,
+// test a credential as the editor's Test button does.
 import { createRequire } from 'module';
 import { join } from 'path';
 
@@ -37,6 +38,18 @@ export class N8nRestClient {
 		const response = await fetch(`${this.url}${path}`, { headers: { cookie: this.cookie, 'browser-id': BROWSER_ID } });
 		if (!response.ok) throw new Error(`GET ${path}: HTTP ${response.status}`);
 		return ((await response.json()) as { data: unknown }).data;
+	}
+
+	// What the editor's credential Test button does: POST /rest/credentials/test with the values as typed.
+	async testCredential(id: string, type: string, data: Record<string, unknown>): Promise<{ status: string; message: string }> {
+		const response = await fetch(`${this.url}/rest/credentials/test`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json', cookie: this.cookie, 'browser-id': BROWSER_ID },
+			body: JSON.stringify({ credentials: { id, name: 'under test', type, data } }),
+		});
+		const text = await response.text();
+		if (!response.ok) throw new Error(`POST /rest/credentials/test: HTTP ${response.status} ${text.slice(0, 500)}`);
+		return (JSON.parse(text) as { data: { status: string; message: string } }).data;
 	}
 
 	async executions(workflowId: string): Promise<ExecutionSummary[]> {

@@ -19,6 +19,8 @@ import { ManualClock } from '../../server';
 import { HOSTS } from '../../host/hosts';
 import { executeWorkflow, freePort, startN8n } from '../../host/n8n';
 import type { N8nInstance, RunningN8n } from '../../host/n8n';
+import type { InstalledHost } from '../../host/install';
+import { N8nRestClient } from '../../host/n8nRest';
 import { openSession } from '../../host/session';
 import type { Session } from '../../host/session';
 import { activateWorkflow, createOwner, importIntoN8n, NATIVE_CREDENTIAL_ID, RELAY_CREDENTIAL_ID } from '../../host/workspace';
@@ -43,7 +45,6 @@ const log = (line: string) => process.stderr.write(`[e2e stand-ins] ${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const SALES = '/Shared/Flows/sales.flow';
 const ECHO_JOB_ID = '7d3f1a2b-4c5e-4f60-8a71-92b3c4d5e6f7';
-const BROWSER_ID = 'job-execution-e2e-stand-ins';
 
 async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs: number): Promise<T> {
 	const deadline = Date.now() + timeoutMs;
@@ -83,30 +84,11 @@ async function submitFromOutside(session: Session): Promise<string> {
 	return ((await response.json()) as { jobId: string }).jobId;
 }
 
-/** The editor's session: owner set up, logged in, and the REST call its credential Test button makes. */
-async function editorSession(url: string) {
+/** The editor's session: owner set up and logged in, for the REST call its credential Test button makes. */
+async function editorSession(url: string, host: InstalledHost): Promise<N8nRestClient> {
 	const owner = { email: 'judge@example.com', password: 'JobExecution1', firstName: 'Job', lastName: 'Judge' };
 	await createOwner(url, owner);
-	const login = await fetch(`${url}/rest/login`, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json', 'browser-id': BROWSER_ID },
-		body: JSON.stringify({ emailOrLdapLoginId: owner.email, password: owner.password }),
-	});
-	await login.arrayBuffer();
-	const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
-	if (!login.ok || !cookie) throw new Error(`n8n refused the login (HTTP ${login.status})`);
-	return {
-		async testCredential(id: string, type: string, data: Record<string, unknown>): Promise<{ status: string; message: string }> {
-			const response = await fetch(`${url}/rest/credentials/test`, {
-				method: 'POST',
-				headers: { 'content-type': 'application/json', cookie, 'browser-id': BROWSER_ID },
-				body: JSON.stringify({ credentials: { id, name: 'under test', type, data } }),
-			});
-			const text = await response.text();
-			if (!response.ok) throw new Error(`POST /rest/credentials/test: HTTP ${response.status} ${text.slice(0, 500)}`);
-			return (JSON.parse(text) as { data: { status: string; message: string } }).data;
-		},
-	};
+	return await N8nRestClient.login(url, owner, host);
 }
 
 describe.each(versions)('stand-ins checked in n8n %s', (version) => {
@@ -296,7 +278,7 @@ interface Servers {
 
 /** The editor's Test button (POST /rest/credentials/test) for good and wrong values, and a 307 to another origin. */
 async function checkCredentialTester(url: string, session: Session, servers: Servers): Promise<void> {
-	const editor = await editorSession(url);
+	const editor = await editorSession(url, session.n8n.host);
 	const { service } = session;
 	const host = new URL(service.url).host;
 	const native = (data: Record<string, unknown>) => editor.testCredential(NATIVE_CREDENTIAL_ID, 'jobExecutionApi', { baseUrl: service.url, authType: 'bearerToken', token: service.nativeToken, ...data });
