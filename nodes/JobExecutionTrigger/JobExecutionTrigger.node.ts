@@ -271,9 +271,13 @@ async function readIndividually(context: IPollFunctions, connection: ResolvedCon
 	const reads: Reads = { individual: [], notFound: [], failed: [], reasons: [] };
 	for (const id of ids) {
 		if (Date.now() >= readsEnd) break;
-		// The tracker keeps only readable ids; a state stored before that rule may still hold others.
-		if (jobIdProblem(id) !== null) continue;
-		const read = await settle(apiRequest.call(context, connection, readJobCall(id), { deadline: readsEnd }));
+		// The tracker keeps only readable ids; a state stored before that rule may still hold others: no read can
+		// name them, so they count as that job's trouble (given up), never the poll's.
+		if (jobIdProblem(id) !== null) {
+			reads.notFound.push(id);
+			continue;
+		}
+		const read = await settle(Promise.resolve().then(() => apiRequest.call(context, connection, readJobCall(id), { deadline: readsEnd })));
 		if (read.ok && isPlainObject(read.value.body)) {
 			reads.individual.push(read.value.body as JobSnapshot);
 			continue;

@@ -65,11 +65,27 @@ export function hasControlCharacter(text: string): boolean {
 	return false;
 }
 
+/**
+ * A UTF-16 surrogate without its pair: valid in JSON (`"\ud800"`) and in a JS string, but no URL, header or UTF-8
+ * text can carry it (encodeURIComponent throws "URI malformed"). One pass, linear.
+ */
+export function hasLoneSurrogate(text: string): boolean {
+	for (let i = 0; i < text.length; i++) {
+		const code = text.charCodeAt(i);
+		if (code < 0xd800 || code > 0xdfff) continue;
+		const next = text.charCodeAt(i + 1);
+		if (code > 0xdbff || !(next >= 0xdc00 && next <= 0xdfff)) return true;
+		i++;
+	}
+	return false;
+}
+
 /** Why a job id cannot be used, or null when it can. Encoding handles every other character. */
 export function jobIdProblem(jobId: string): string | null {
 	if (jobId === '') return 'is empty';
 	if (jobId === '.' || jobId === '..') return 'cannot be "." or ".."';
 	if (hasControlCharacter(jobId)) return 'contains control characters';
+	if (hasLoneSurrogate(jobId)) return 'contains an unpaired UTF-16 surrogate (ill-formed text no URL can carry)';
 	if (jobId.length > MAX_JOB_ID_LENGTH) return `is longer than ${MAX_JOB_ID_LENGTH} characters`;
 	return null;
 }

@@ -86,8 +86,8 @@ describe.each(INTERFACES)('Submit with Batching → Concurrency over the %s inte
 		const failedItems = result.json.flatMap((json, n) => (json.error ? [n] : []));
 		expect(failedItems).toEqual([1, 2, 4, 6]);
 		expect(result.json[1].httpCode).toBe('400');
-		expect(result.json[2].error).toBe('Run Profile is empty (item 2)');
-		expect(result.json[6].error).toBe('Run Profile is empty (item 6)');
+		expect(result.json[2].error).toBe('Run Profile is empty [item 2]');
+		expect(result.json[6].error).toBe('Run Profile is empty [item 6]');
 		expect([...storedItems()].sort((a, b) => a - b)).toEqual([0, 3, 5, 7]);
 		for (const n of [0, 3, 5, 7]) expect(fx.server.store.has(result.json[n].jobId as string)).toBe(true);
 	});

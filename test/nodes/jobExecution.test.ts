@@ -92,10 +92,22 @@ describe.each(INTERFACES)('Job Execution node over the %s interface', (kind: Int
 		expect(result.json[0].parameters).toEqual([{ name: 'limit', type: 'integer', value: '7' }]);
 	});
 
+	test('Submit sends the digits written in Parameters (JSON): whole numbers beyond 2^53 are not rounded or refused', async () => {
+		const json = '{"big": 9007199254740993, "huge": 123456789012345678901234567890, "exp": 1.2345678901234568e+29}';
+		const result = await run(submitParams({ parametersInputMode: 'json', parametersJson: json }));
+		expect(result.error).toBeUndefined();
+		expect(result.json[0].parameters).toEqual([
+			{ name: 'big', type: 'integer', value: '9007199254740993' },
+			{ name: 'huge', type: 'integer', value: '123456789012345678901234567890' },
+			{ name: 'exp', type: 'integer', value: '123456789012345680000000000000' },
+		]);
+		expect(JSON.stringify(result.sent[0].body)).toContain('"value":"9007199254740993"');
+	});
+
 	test.each([
-		[{ name: 'n', type: 'integer', value: '4.2' }, 'Parameter "n" must be an integer, got "4.2" (item 0)'],
-		[{ name: 'x', type: 'float', value: 'abc' }, 'Parameter "x" must be a number, got "abc" (item 0)'],
-		[{ name: '  ', type: 'string', value: 'v' }, 'Parameter 1 has an empty name (item 0)'],
+		[{ name: 'n', type: 'integer', value: '4.2' }, 'Parameter "n" must be an integer, got "4.2" [item 0]'],
+		[{ name: 'x', type: 'float', value: 'abc' }, 'Parameter "x" must be a number, got "abc" [item 0]'],
+		[{ name: '  ', type: 'string', value: 'v' }, 'Parameter 1 has an empty name [item 0]'],
 	])('Submit refuses a bad parameter before sending anything: %j → %s', async (parameter, message) => {
 		const result = await run(submitParams({ parameters: { parameter: [parameter] } }));
 		expect(result.error?.message).toBe(message);
@@ -108,7 +120,7 @@ describe.each(INTERFACES)('Job Execution node over the %s interface', (kind: Int
 		const result = await run(
 			submitParams({ parameters: { parameter: [{ name: 'a', value: '1' }, { name: 'a', value: '2' }] } }),
 		);
-		expect(result.error?.message).toBe('Parameter "a" is given more than once (item 0)');
+		expect(result.error?.message).toBe('Parameter "a" is given more than once [item 0]');
 		expect(fx.server.store.count()).toBe(0);
 	});
 
@@ -170,14 +182,18 @@ describe.each(INTERFACES)('Job Execution node over the %s interface', (kind: Int
 	});
 
 	test.each([
-		['={{ "" }}', 'Job ID is empty (item 0)'],
-		['   ', 'Job ID is empty (item 0)'],
-		['..', 'Job ID cannot be "." or ".." (item 0)'],
-		['abc\r\nX-Injected: 1', 'Job ID contains control characters (item 0)'],
-	])('Get refuses the job id %j without any request → %s', async (jobId, message) => {
-		const result = await run({ operation: 'get', jobId });
-		expect(result.error?.message).toBe(message);
-		expect(result.sent).toHaveLength(0);
+		['={{ "" }}', 'Job ID is empty [item 0]'],
+		['   ', 'Job ID is empty [item 0]'],
+		['..', 'Job ID cannot be "." or ".." [item 0]'],
+		['abc\r\nX-Injected: 1', 'Job ID contains control characters [item 0]'],
+		['job-\ud800-x', 'Job ID contains an unpaired UTF-16 surrogate (ill-formed text no URL can carry) [item 0]'],
+		['\udfffjob', 'Job ID contains an unpaired UTF-16 surrogate (ill-formed text no URL can carry) [item 0]'],
+	])('Get and Wait refuse the job id %j without any request → %s', async (jobId, message) => {
+		for (const operation of ['get', 'waitForCompletion']) {
+			const result = await run({ operation, jobId });
+			expect([result.error?.name, result.error?.message, result.error?.context?.itemIndex]).toEqual(['NodeOperationError', message, 0]);
+			expect(result.sent).toHaveLength(0);
+		}
 	});
 
 	test.each(['../flows', 'a/b?c#d', '%2e%2e', 'ünïcødé'])(
@@ -255,7 +271,7 @@ describe.each(INTERFACES)('Job Execution node over the %s interface', (kind: Int
 		expect(result.json).toHaveLength(2);
 		expect(result.json[0]).toMatchObject({ httpCode: '400' });
 		expect(result.json[0].error).toMatch(/^Bad request: /);
-		expect(result.json[1]).toMatchObject({ error: 'Job ID is empty (item 1)' });
+		expect(result.json[1]).toMatchObject({ error: 'Job ID is empty [item 1]' });
 		expect(result.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
 	});
 
@@ -316,7 +332,7 @@ describe('Get Navigation URL', () => {
 			credentials: fx.credentials,
 			parameters: { authentication: 'jobExecutionApi', resource: 'flow', operation: 'getNavigationUrl', flowFileName: '/f.flow', runProfile: 'p', nodeId: 'node_x' },
 		});
-		expect(result.error?.message).toBe('Node ID "node_x" is not of the form node_<digits> (item 0)');
+		expect(result.error?.message).toBe('Node ID "node_x" is not of the form node_<digits> [item 0]');
 	});
 
 	test('says the relay has no navigation endpoint', async () => {

@@ -248,6 +248,31 @@ describe('Job Execution Trigger against a service that fails or lies', () => {
 		expect(JSON.stringify(poller.liveState())).not.toContain('"bad"');
 	});
 
+	test('a listed id holding a lone UTF-16 surrogate (valid JSON): that job is skipped as its own trouble, 8 of 8 polls succeed and the other job fires once', async () => {
+		const poller = trigger({ triggerOn: 'anyChange' });
+		const illFormed = 'job-\ud800-x';
+		service.active = [running(illFormed), running('ok')];
+		let failedPolls = 0;
+		const fired: string[] = [];
+		const poll = async () => {
+			try {
+				for (const item of json(await poller.poll())) fired.push(`${String(item.id)} ${String(item.executionStatus)}`);
+			} catch {
+				failedPolls++;
+			}
+		};
+		await poll();
+		// Both leave the lists; only an individual read could find them.
+		service.active = [];
+		service.jobs.set('ok', finished('ok'));
+		service.jobs.set(illFormed, finished(illFormed));
+		for (let n = 1; n < 8; n++) await poll();
+		expect(failedPolls).toBe(0);
+		expect(fired).toEqual(['ok COMPLETED']);
+		expect(poller.warnings.some((line) => line.includes('skipped 1 listed job(s) without a usable ID'))).toBe(true);
+		process.stdout.write(`lone-surrogate id listed: ${failedPolls} of 8 polls failed, the other job's COMPLETED fired ${fired.length} time(s)\n`);
+	});
+
 	test('900 jobs ending a day ahead (a skewed clock), then 20 ordinary jobs: 20 of 20 fire', async () => {
 		const poller = trigger();
 		const future = Array.from({ length: 900 }, (_, i) => finished(uuid(i), T + DAY + i));

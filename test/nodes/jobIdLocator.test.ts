@@ -91,10 +91,10 @@ describe.each(INTERFACES)('Job ID over the %s interface', (kind: Interface) => {
 		expect(expression.json[0]).toMatchObject({ id: jobId });
 
 		for (const [value, message] of [
-			['   ', /Job ID .*\(item 0\)/],
-			['..', /Job ID .*\(item 0\)/],
-			['a\nb', /Job ID .*\(item 0\)/],
-			['x'.repeat(257), /Job ID .*\(item 0\)/],
+			['   ', /Job ID .*\[item 0\]/],
+			['..', /Job ID .*\[item 0\]/],
+			['a\nb', /Job ID .*\[item 0\]/],
+			['x'.repeat(257), /Job ID .*\[item 0\]/],
 		] as const) {
 			const before = fx.server.stats.requests;
 			const refused = await run({ operation: 'get', jobId: { __rl: true, mode: 'id', value } });

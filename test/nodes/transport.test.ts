@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { runActionNode } from '../../testkit/engine';
 import { credentialsFor, INTERFACES, SALES, SECRETS, startFixture } from '../../testkit/fixtures';
 import type { Fixture, Interface } from '../../testkit/fixtures';
-import { delayAfterFailure } from '../../nodes/JobExecution/helpers/waitForJob';
+import { delayAfterFailure, sleepBeforeRead } from '../../nodes/JobExecution/helpers/waitForJob';
 import { transportTiming } from '../../nodes/shared/transport';
 import type { INode } from 'n8n-workflow';
 
@@ -223,16 +223,43 @@ describe('pacing: Retry-After and the Poll Interval', () => {
 		server = undefined;
 	});
 
+	test('Submit + Wait with Timeout ≤ Poll Interval: the job is read once before the deadline, not reported "not read yet"', async () => {
+		for (const [timeout, pollInterval] of [[1, 5], [2, 2]]) {
+			server = await startHostileServer((request) =>
+				request.method === 'POST' ? { kind: 'json', body: { jobId: JOB } } : { kind: 'json', body: { id: JOB, executionStatus: 'COMPLETED', log: null } },
+			);
+			const result = await runActionNode({
+				credentials: credentials(server.url),
+				parameters: { authentication: 'jobExecutionApi', resource: 'job', operation: 'submit', flowFileName: '/a.flow', runProfileName: 'p', waitForCompletion: true, waitSettings: { pollInterval, timeout } },
+			});
+			expect(result.error).toBeUndefined();
+			expect(result.json[0]).toMatchObject({ executionStatus: 'COMPLETED' });
+			// One submit, one read: the wait read the job once, inside its Timeout.
+			expect(server.requests.map((request) => request.method)).toEqual(['POST', 'GET']);
+			await server.close();
+		}
+		server = undefined;
+	});
+
+	test('sleepBeforeRead: a wait that has not read keeps a share of a short Timeout for one read; later reads keep the interval', () => {
+		expect(sleepBeforeRead(5000, 1000, 0)).toBe(500);
+		expect(sleepBeforeRead(5000, 5000, 0)).toBe(2500);
+		expect(sleepBeforeRead(60_000, 30_000, 0)).toBe(25_000);
+		expect(sleepBeforeRead(5000, 5001, 0)).toBe(5000);
+		expect(sleepBeforeRead(5000, 1000, 1)).toBe(1000);
+	});
+
 	test('Wait: a failing read is tried again no sooner than the Poll Interval (no fast retries inside the wait)', async () => {
 		server = await startHostileServer(() => ({ kind: 'json', status: 500, body: { message: 'transient' } }));
 		const result = await runActionNode({
 			credentials: credentials(server.url),
-			parameters: { authentication: 'jobExecutionApi', resource: 'job', operation: 'waitForCompletion', jobId: JOB, waitSettings: { pollInterval: 2, timeout: 5 } },
+			parameters: { authentication: 'jobExecutionApi', resource: 'job', operation: 'waitForCompletion', jobId: JOB, waitSettings: { pollInterval: 2, timeout: 7 } },
 		});
-		expect(result.error?.message).toBe(`Timed out after 5 s waiting for job ${JOB}: last status not read yet; the last read failed: the service answered HTTP 500`);
-		// Reads at 0 s and (backoff: twice the interval) 4 s; before, 4 reads in the first 4 s (the transport's retries).
-		expect(server.requests.length).toBeLessThanOrEqual(2);
-		for (const gap of gaps(server.requests)) expect(gap).toBeGreaterThanOrEqual(2000);
+		expect(result.error?.message).toBe(`Timed out after 7 s waiting for job ${JOB}: last status not read yet; the last read failed: the service answered HTTP 500`);
+		// Reads at 0 s and (backoff: twice the interval) 4 s, the next would be at 12 s; before, 4 reads in the first
+		// 4 s (the transport's retries). Exactly two, so the gap between them is always checked.
+		expect(server.requests).toHaveLength(2);
+		expect(gaps(server.requests)[0]).toBeGreaterThanOrEqual(4000);
 	});
 
 	test('Wait: a Retry-After longer than the interval is honoured; one past the Timeout ends the wait at once, saying when', async () => {

@@ -131,6 +131,43 @@ describe('job parameters', () => {
 	});
 });
 
+describe('job parameters keep the digits the user wrote (issue 26 §5)', () => {
+	const sent = (json: string) => parametersFromJson(json).parameters?.map((parameter) => [parameter.type, parameter.value]);
+
+	test('whole numbers beyond 2^53 in Parameters (JSON) text are sent digit for digit, as integers', () => {
+		expect(sent('{"n": 9007199254740993}')).toEqual([['integer', '9007199254740993']]);
+		expect(sent('{"n": -9007199254740993}')).toEqual([['integer', '-9007199254740993']]);
+		expect(sent('{"n": 123456789012345678901234567890}')).toEqual([['integer', '123456789012345678901234567890']]);
+		expect(sent('{"n": 1.2345678901234568e+29}')).toEqual([['integer', '123456789012345680000000000000']]);
+		expect(sent('[{"name": "n", "type": "integer", "value": 9007199254740993}]')).toEqual([['integer', '9007199254740993']]);
+		expect(sent('[{"name": "s", "type": "string", "value": 12345678901234567890}]')).toEqual([['string', '12345678901234567890']]);
+	});
+
+	test('floats with more digits than a double holds keep their literal; numbers a double holds read as before', () => {
+		expect(sent('{"f": 0.12345678901234567891}')).toEqual([['float', '0.12345678901234567891']]);
+		expect(sent('{"a": 1, "b": 1.5, "c": 1e3, "d": 1e21, "e": -0, "f": 1.50}')).toEqual([
+			['integer', '1'],
+			['float', '1.5'],
+			['integer', '1000'],
+			['integer', '1000000000000000000000'],
+			['integer', '0'],
+			['float', '1.5'],
+		]);
+		// Digits inside strings, keys and escapes are text, never numbers.
+		expect(sent('{"9007199254740993": "9007199254740993\\" 1"}')).toEqual([['string', '9007199254740993\" 1']]);
+	});
+
+	test('a whole number beyond 2^53 that reached the node already parsed is refused, saying why, never sent altered', () => {
+		expect(parametersFromJson({ n: 9007199254740993 }).problem).toEqual({
+			subject: 'Parameter "n"',
+			reason: 'is a whole number beyond 2^53 (9007199254740992) whose digits may have changed before it reached the node: give it as text, in quotes',
+		});
+		expect(parametersFromJson({ n: 1e21 }).parameters).toEqual([{ name: 'n', type: 'integer', value: '1000000000000000000000' }]);
+		expect(sent('{"n": 1e400}')).toEqual([['integer', `1${'0'.repeat(400)}`]]);
+		expect(sent('{"n": 1e999999999}')).toEqual([['float', '1e999999999']]);
+	});
+});
+
 describe('parseBody: tolerant, but never takes broken JSON for text', () => {
 	test.each([
 		[undefined, '', null],

@@ -3,14 +3,14 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { JobOutputOptions } from '../../shared/jobOutput';
 
-import { describeGiven, describeType, hasControlCharacter } from '../../shared/jobVocabulary';
+import { describeGiven, describeType, hasControlCharacter, hasLoneSurrogate } from '../../shared/jobVocabulary';
 
 /** Flow paths, run profiles and names longer than this are refused before sending (no service needs more). */
 export const MAX_TEXT_LENGTH = 4096;
 
 /** The error of a bad parameter: names the field (in `message`) and the item. */
 export function badParameter(context: IExecuteFunctions, itemIndex: number, message: string, description?: string): NodeOperationError {
-	return new NodeOperationError(context.getNode(), `${message} (item ${itemIndex})`, { itemIndex, description });
+	return new NodeOperationError(context.getNode(), `${message} [item ${itemIndex}]`, { itemIndex, description });
 }
 
 /**
@@ -30,6 +30,7 @@ export function checkText(
 	}
 	const text = String(raw).trim();
 	if (hasControlCharacter(text)) throw badParameter(context, itemIndex, `${label} contains control characters (such as a line break)`);
+	if (hasLoneSurrogate(text)) throw badParameter(context, itemIndex, `${label} contains an unpaired UTF-16 surrogate (ill-formed text)`);
 	if (text.length > maxLength) throw badParameter(context, itemIndex, `${label} is longer than ${maxLength} characters`);
 	return text;
 }

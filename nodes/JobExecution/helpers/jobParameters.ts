@@ -4,6 +4,7 @@
  * Pure: problems are returned as values, and the operation turns them into a NodeOperationError.
  */
 import { hasControlCharacter, isPlainObject } from '../../shared/jobVocabulary';
+import { EXACT_DIGITS, ExactNumber, parseJsonKeepingDigits, significantDigits } from './preciseJson';
 
 export const PARAMETER_TYPES = ['string', 'integer', 'float'] as const;
 export type ParameterType = (typeof PARAMETER_TYPES)[number];
@@ -41,11 +42,9 @@ function checkOne(raw: RawParameter, position: number): JobParameter | Parameter
 	if (!(PARAMETER_TYPES as readonly string[]).includes(type)) {
 		return { subject, reason: `has type "${String(raw.type)}": only string, integer and float are supported` };
 	}
-	const { value: given } = raw;
-	if (given !== undefined && given !== null && !['string', 'number', 'boolean'].includes(typeof given)) {
-		return { subject, reason: 'has a value that is not text or a number' };
-	}
-	let value = given === undefined || given === null ? '' : String(given);
+	const text = valueText(raw.value, type);
+	if (typeof text !== 'string') return { subject, reason: text.reason };
+	let value = text;
 	if (value.length > MAX_VALUE_LENGTH) return { subject, reason: `has a value longer than ${MAX_VALUE_LENGTH} characters` };
 	if (type === 'integer') {
 		value = value.trim();
@@ -56,6 +55,23 @@ function checkOne(raw: RawParameter, position: number): JobParameter | Parameter
 		if (!FLOAT.test(value)) return { subject, reason: `must be a number, got "${value}"` };
 	}
 	return { name, type: type as ParameterType, value };
+}
+
+/**
+ * A parameter's value as the text sent: the digits the user wrote. A number that reached the node already parsed
+ * (an expression's object) and whose digits a JS number may have changed is refused rather than sent altered.
+ */
+function valueText(given: unknown, type: string): string | { reason: string } {
+	if (given === undefined || given === null) return '';
+	if (given instanceof ExactNumber) return (type === 'integer' ? given.wholeDigits(MAX_VALUE_LENGTH) : null) ?? given.literal;
+	if (typeof given === 'number' && Number.isInteger(given) && !Number.isSafeInteger(given)) {
+		// Up to 15 significant digits a double holds exactly (1e21 is 1 followed by 21 zeros); past that, not.
+		const literal = String(given);
+		if (significantDigits(literal) <= EXACT_DIGITS) return new ExactNumber(literal).wholeDigits(MAX_VALUE_LENGTH) ?? literal;
+		return { reason: `is a whole number beyond 2^53 (${literal}) whose digits may have changed before it reached the node: give it as text, in quotes` };
+	}
+	if (!['string', 'number', 'boolean'].includes(typeof given)) return { reason: 'has a value that is not text or a number' };
+	return String(given);
 }
 
 /** Validates raw parameters: empty names, unsupported types, bad numbers and duplicate names. */
@@ -79,10 +95,17 @@ export function checkParameters(raw: unknown): ParametersResult {
 
 function parseJson(text: string): { value: unknown } | undefined {
 	try {
-		return { value: JSON.parse(text) };
+		return { value: parseJsonKeepingDigits(text) };
 	} catch {
 		return undefined;
 	}
+}
+
+/** A JSON number's parameter type: whole numbers are integers (checked on the digits written), others floats. */
+function numberType(entry: unknown): ParameterType | undefined {
+	if (entry instanceof ExactNumber) return entry.wholeDigits(MAX_VALUE_LENGTH) === null ? 'float' : 'integer';
+	if (typeof entry === 'number') return Number.isInteger(entry) ? 'integer' : 'float';
+	return undefined;
 }
 
 /**
@@ -103,7 +126,7 @@ export function parametersFromJson(input: unknown): ParametersResult {
 		return checkParameters(
 			Object.entries(value as Record<string, unknown>).map(([name, entry]) => ({
 				name,
-				type: typeof entry === 'number' ? (Number.isInteger(entry) ? 'integer' : 'float') : 'string',
+				type: numberType(entry) ?? 'string',
 				value: entry,
 			})),
 		);

@@ -61,7 +61,7 @@ export function submitSlot(context: IExecuteFunctions, itemIndex: number): Submi
 /** The error an unknown earlier outcome becomes on a retry: the job may exist, so nothing is sent. */
 export function notResentText(record: Extract<SubmitRecord, { kind: 'unknown' }>, itemIndex: number): { message: string; description: string } {
 	return {
-		message: `Item ${itemIndex + 1} was not submitted again on n8n's retry: its first submission may have created a job`,
+		message: `Not submitted again on n8n's retry: the item's first submission may have created a job [item ${itemIndex}]`,
 		description: `The first try failed with: ${record.message}. ${record.description ?? ''} Retry On Fail never sends a submission whose outcome is unknown; check the job list, then resubmit only if the job is not there.`.replace(/\s+/g, ' '),
 	};
 }

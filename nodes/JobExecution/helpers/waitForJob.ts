@@ -63,6 +63,19 @@ export function delayAfterFailure(previousMs: number, intervalMs: number, retryA
 	return Math.max(backoff, retryAfter ?? 0);
 }
 
+/** The longest share of the Timeout kept for a wait's only read, when the Poll Interval is as long as the Timeout. */
+const LAST_READ_RESERVE_MS = 5000;
+
+/**
+ * How long to sleep before the next read. A wait that has not read the job yet and whose next read would fall at
+ * or past the Timeout (Timeout ≤ Poll Interval) reads it once before the deadline instead, keeping up to
+ * LAST_READ_RESERVE_MS (at most half of what is left) for that read: a job that ended at once is reported as such.
+ */
+export function sleepBeforeRead(delayMs: number, remainingMs: number, readsSoFar: number): number {
+	if (readsSoFar > 0 || delayMs < remainingMs) return Math.min(delayMs, remainingMs);
+	return remainingMs - Math.min(remainingMs / 2, LAST_READ_RESERVE_MS);
+}
+
 /** A Retry-After that points past the wait's Timeout: the wait ends now, saying when the service can be asked again. */
 function retryAfterTooLate(context: IExecuteFunctions, jobId: string, waitMs: number, itemIndex: number): NodeOperationError {
 	const seconds = Math.ceil(waitMs / 1000);
@@ -94,11 +107,11 @@ export async function waitForJob(
 	let lastStatus = 'not read yet';
 	let lastFailure = '';
 	let delayMs = options.readFirst ? 0 : intervalMs;
-	for (;;) {
+	for (let reads = 0; ; reads++) {
 		if (delayMs > 0) {
 			const remaining = deadline - Date.now();
 			if (remaining <= 0) break;
-			await sleepUnlessCancelled(Math.min(delayMs, remaining), signal);
+			await sleepUnlessCancelled(sleepBeforeRead(delayMs, remaining, reads), signal);
 		}
 		if (signal?.aborted) throw waitError(this, `The execution was cancelled while waiting for job ${jobId}`, itemIndex);
 		if (Date.now() >= deadline) break;

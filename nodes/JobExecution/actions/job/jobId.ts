@@ -11,7 +11,7 @@ export function readJobId(context: IExecuteFunctions, itemIndex: number): string
 	const given = raw === undefined || raw === null || typeof raw === 'string' || typeof raw === 'number' ? null : describeType(raw);
 	const problem = given ? `must be text, got ${given}` : jobIdProblem(jobId);
 	if (problem) {
-		throw new NodeOperationError(context.getNode(), `Job ID ${problem} (item ${itemIndex})`, {
+		throw new NodeOperationError(context.getNode(), `Job ID ${problem} [item ${itemIndex}]`, {
 			itemIndex,
 			description: 'Use the jobId returned by Submit, e.g. {{ $json.jobId }}.',
 		});
