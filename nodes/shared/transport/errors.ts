@@ -123,6 +123,8 @@ function statusText(failure: Extract<Failure, { kind: 'status' }>, call: ApiCall
 	const fromService = serviceMessage(failure.body);
 	const what = call.intent;
 	const code = failure.statusCode;
+	// The classifier alone decides whether a submit's job may exist; the words below only say it.
+	const mayExist = classifyFailure(failure, what).mayHaveAccepted;
 	if (code === 401 || code === 403) {
 		return {
 			message: `The service refused the credentials (HTTP ${code})`,
@@ -139,12 +141,12 @@ function statusText(failure: Extract<Failure, { kind: 'status' }>, call: ApiCall
 			readJob: 'The service could not answer for this job: check the job ID (jobs may also be removed after a while).',
 			list: 'The service refused the job list request.',
 		}[what];
-		if (fromService) return { message: `Bad request: ${fromService}`, description: hint };
+		if (fromService) return { message: `Bad request: ${fromService}`, description: mayExist ? `${hint} ${MAY_HAVE_ACCEPTED}` : hint };
 		if (what === 'submit') {
 			// The spec's 400 also stands for "server error": without a detail, the job may exist.
 			return {
 				message: 'The service answered the submission with HTTP 400 and no detail',
-				description: `${hint.replace('The service refused the job: check', 'Check')} The service also answers 400 for its own errors. ${MAY_HAVE_ACCEPTED}`,
+				description: `${hint.replace('The service refused the job: check', 'Check')} The service also answers 400 for its own errors.${mayExist ? ` ${MAY_HAVE_ACCEPTED}` : ''}`,
 			};
 		}
 		return { message: hint, description: 'The service answered 400 without any detail (it also uses 400 for its own errors).' };
@@ -163,17 +165,17 @@ function statusText(failure: Extract<Failure, { kind: 'status' }>, call: ApiCall
 		return {
 			message: 'The service is rate limiting requests (HTTP 429)',
 			description:
-				(what === 'submit' ? 'The service turned the request away, so no job was submitted: retry later.' : 'Retry later or poll less often.') + later,
+				(what !== 'submit' ? 'Retry later or poll less often.' : mayExist ? MAY_HAVE_ACCEPTED : 'The service turned the request away, so no job was submitted: retry later.') + later,
 		};
 	}
 	if (code >= 500) {
 		return {
 			message: `The service failed (HTTP ${code})${fromService ? `: ${fromService}` : ''}`,
 			description:
-				(what === 'submit' ? MAY_HAVE_ACCEPTED : 'The service had an internal error; the request was retried where it was safe to.') + later,
+				(what !== 'submit' ? 'The service had an internal error; the request was retried where it was safe to.' : mayExist ? MAY_HAVE_ACCEPTED : 'The service turned the job away, so no job was submitted.') + later,
 		};
 	}
-	return { message: `Unexpected answer from the service (HTTP ${code})${fromService ? `: ${fromService}` : ''}`, description: undefined };
+	return { message: `Unexpected answer from the service (HTTP ${code})${fromService ? `: ${fromService}` : ''}`, description: mayExist ? MAY_HAVE_ACCEPTED : undefined };
 }
 
 function networkText(failure: Extract<Failure, { kind: 'network' }>, call: ApiCall, connection: Connection) {
@@ -301,6 +303,15 @@ const failures = new WeakMap<object, { failure: Failure; intent: CallIntent }>()
 export function isRetryableError(error: unknown): boolean {
 	const known = typeof error === 'object' && error !== null ? failures.get(error) : undefined;
 	return known !== undefined && classifyFailure(known.failure, known.intent).retry;
+}
+
+/**
+ * For an error apiRequest threw on a submit: may the service have created the job? The classifier's answer, the
+ * same one that wrote the error's words (never read back from them).
+ */
+export function mayHaveAcceptedJob(error: unknown): boolean {
+	const known = typeof error === 'object' && error !== null ? failures.get(error) : undefined;
+	return known !== undefined && classifyFailure(known.failure, known.intent).mayHaveAccepted;
 }
 
 /**

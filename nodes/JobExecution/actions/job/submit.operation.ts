@@ -12,7 +12,7 @@ import { checkJobOutcome, readWaitSettings, waitForJob } from '../../helpers/wai
 import type { ApiCall, ResolvedConnection } from '../../../shared/transport';
 import { apiRequest, flowNavigationUrl, NATIVE_CREDENTIAL, RELAY_CREDENTIAL, submitCall } from '../../../shared/transport';
 import { isPlainObject, isUuid, jobIdProblem } from '../../../shared/jobVocabulary';
-import { MAY_HAVE_ACCEPTED, toNodeApiError } from '../../../shared/transport/errors';
+import { mayHaveAcceptedJob, toNodeApiError } from '../../../shared/transport/errors';
 import { notResentText, submitSlot } from '../../helpers/submittedJobs';
 import type { SubmitRecord, SubmitSlot } from '../../helpers/submittedJobs';
 import { flowFileNameField, outputOptionsCollection, waitSettingFields } from '../../../shared/descriptions';
@@ -211,9 +211,9 @@ async function submitOnce(
 	return jobId;
 }
 
-/** Every transport error of a submit whose job may exist says MAY_HAVE_ACCEPTED (transport/errors.ts). */
+/** Whether the job may exist: transport/errors.ts's classifier decides, never the error's words. */
 function mayHaveCreatedJob(error: unknown): error is NodeApiError {
-	return error instanceof NodeApiError && (error.description ?? '').includes(MAY_HAVE_ACCEPTED);
+	return error instanceof NodeApiError && mayHaveAcceptedJob(error);
 }
 
 function unknownOutcome(error: NodeApiError): SubmitRecord {
