@@ -61,6 +61,11 @@ export interface Poller {
 	reactivate(parameters?: INodeParameters): void;
 	/** n8n dies between the next emit and its fire-and-forget save (D2): that save never reaches the database. */
 	crashAfterNextEmit(): void;
+	/**
+	 * The next emit's fire-and-forget save fails (D2: `void saveStaticData(workflow)`, its rejection only logged)
+	 * while n8n keeps running: the database keeps the previous static data, the process and its modules live on.
+	 */
+	failNextSave(): void;
 	/** Lines the node wrote to n8n's log with `this.logger.warn`. */
 	warnings: string[];
 }
@@ -201,6 +206,10 @@ export function createPoller(parameters: INodeParameters, credentials: Credentia
 			build();
 		},
 		crashAfterNextEmit() {
+			crashNext = true;
+		},
+		failNextSave() {
+			if (durable) throw new Error('with durable cursors the cursor commits with the execution: no save fails alone (C2)');
 			crashNext = true;
 		},
 	};

@@ -273,6 +273,30 @@ describe('Job Execution Trigger against a service that fails or lies', () => {
 		process.stdout.write(`lone-surrogate id listed: ${failedPolls} of 8 polls failed, the other job's COMPLETED fired ${fired.length} time(s)\n`);
 	});
 
+	test('an individual read answered 429 with Retry-After stops the poll\'s other individual reads; only the job read counts a miss', async () => {
+		const poller = trigger();
+		const ids = ['r1', 'r2', 'r3'];
+		service.active = ids.map(running);
+		await poller.poll();
+		service.active = [];
+		for (const id of ids) {
+			service.jobs.set(id, finished(id));
+			service.readFaults.set(id, { status: 429, headers: { 'retry-after': '1' } });
+		}
+		const reads = () => service.requests.filter((path) => /\/jobs\/r\d$/.test(path)).length;
+		expect(await poller.poll()).toBeNull();
+		// The transport honours the 1 s Retry-After within the call once, then gives up: one job's read, no other.
+		const readsInPoll = reads();
+		expect(new Set(service.requests.filter((path) => /\/jobs\/r\d$/.test(path))).size).toBe(1);
+		expect(readsInPoll).toBeGreaterThanOrEqual(1);
+		const open = (poller.liveState()['node:Job Execution Trigger'] as IDataObject).tracker as { open: Record<string, { misses?: number }> };
+		expect(ids.filter((id) => (open.open[id]?.misses ?? 0) > 0)).toHaveLength(1);
+		// The service recovers: every job fires once.
+		for (const id of ids) service.readFaults.delete(id);
+		const fired = [...json(await poller.poll()), ...json(await poller.poll()), ...json(await poller.poll())].map((item) => item.id);
+		expect([...fired].sort()).toEqual(ids);
+	});
+
 	test('900 jobs ending a day ahead (a skewed clock), then 20 ordinary jobs: 20 of 20 fire', async () => {
 		const poller = trigger();
 		const future = Array.from({ length: 900 }, (_, i) => finished(uuid(i), T + DAY + i));
@@ -410,6 +434,23 @@ describe('the trigger under n8n\'s real static-data saving', () => {
 			// The stated limit of n8n's default mode: after a restart, what only null polls learnt is gone.
 			expect(fired).toEqual(how === 'reactivate' ? ['b'] : []);
 		}
+	});
+
+	test('default mode: an emit whose save failed while n8n lived is replayed on re-activation, not lost to the trigger\'s memory', async () => {
+		const poller = trigger('default');
+		service.active = [running('a'), running('b')];
+		await poller.poll();
+		service.active = [running('b')];
+		service.history = [finished('a')];
+		poller.failNextSave();
+		expect(json(await poller.poll()).map((item) => item.id)).toEqual(['a']);
+		expect(tracked(poller.storedState()).sort()).toEqual(['a', 'b']); // the database still has 'a' running
+		// Later polls fire nothing and save nothing (D1); the process's memory knows 'a' ended.
+		expect(await poller.poll()).toBeNull();
+		poller.reactivate();
+		// The event whose save failed is replayed (at least once, as n8n promises), never silently dropped.
+		expect(json(await poller.poll()).map((item) => item.id)).toEqual(['a']);
+		expect(await poller.poll()).toBeNull();
 	});
 
 	test('default mode: n8n dying between an emit and its save replays that emit after the restart (a stated limit)', async () => {

@@ -14,6 +14,7 @@ import type { INode } from 'n8n-workflow';
 
 import { listCall } from '../../nodes/shared/transport';
 import { MAX_RETRY_AFTER_MS, parseRetryAfter, retryAfterMs, toNodeApiError } from '../../nodes/shared/transport/errors';
+import { MAX_JOB_ANSWER_BYTES } from '../../nodes/shared/transport/answer';
 import { startHostileServer } from '../../testkit/hostileServer';
 import type { HostileRequest, Listener } from '../../testkit/hostileServer';
 
@@ -305,4 +306,42 @@ test('delayAfterFailure: never below the Poll Interval (600 s stays 600 s, not 6
 	expect(delayAfterFailure(5_000, 5_000, undefined)).toBe(10_000);
 	expect(delayAfterFailure(40_000, 5_000, undefined)).toBe(60_000);
 	expect(delayAfterFailure(5_000, 5_000, 30_000)).toBe(30_000);
+});
+
+// Issue 26 §7: the single-job cap at its edge (a cap compared with ">=" instead of ">" refuses a conforming answer).
+describe('the answer cap of one job read, at its edge', () => {
+	const JOB = '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
+	/** A job answer of exactly `bytes` bytes (ASCII), every value under the per-string cap. */
+	const jobOfBytes = (bytes: number) => {
+		const head = JSON.stringify({ id: JOB, executionStatus: 'COMPLETED', log: '', pad: '' });
+		const room = bytes - head.length;
+		const log = 'l'.repeat(Math.floor(room / 2));
+		return JSON.stringify({ id: JOB, executionStatus: 'COMPLETED', log, pad: 'p'.repeat(room - log.length) });
+	};
+
+	test.each([
+		['exactly the cap', MAX_JOB_ANSWER_BYTES, 'accepted'],
+		['one byte over the cap', MAX_JOB_ANSWER_BYTES + 1, 'refused'],
+	])('an answer of %s (%d bytes) is %s', async (_name, bytes, fate) => {
+		const accepted = fate === 'accepted';
+		const text = jobOfBytes(bytes);
+		expect(Buffer.byteLength(text)).toBe(bytes);
+		const server = await startHostileServer(() => ({ kind: 'raw', text }));
+		try {
+			const result = await runActionNode({
+				credentials: { jobExecutionApi: { baseUrl: server.url, authType: 'bearerToken', token: 'cap-token-9a2b' } },
+				parameters: { authentication: 'jobExecutionApi', resource: 'job', operation: 'get', jobId: JOB },
+			});
+			if (accepted) {
+				expect(result.error).toBeUndefined();
+				expect(result.json[0]).toMatchObject({ id: JOB, executionStatus: 'COMPLETED' });
+			} else {
+				expect(result.error?.message).toBe("The service's answer is larger than 4 MiB (HTTP 200): not read further");
+				// Never retried: the same request would get the same answer.
+				expect(server.requests).toHaveLength(1);
+			}
+		} finally {
+			await server.close();
+		}
+	});
 });
