@@ -9,11 +9,13 @@ import type { Catalog } from './catalog';
 import { systemClock } from './clock';
 import type { Clock } from './clock';
 import { readDataFile, removeLeftoverTempFiles } from './dataFile';
+import { lockDataFile } from './dataFileLock';
+import type { DataFileLock } from './dataFileLock';
 import { FaultInjector } from './faults';
 import type { Fault } from './faults';
 import { DEFAULT_COMPACT_SLACK_BYTES, JobJournal } from './journal';
-import { JobStore } from './jobStore';
-import type { HeldJob } from './jobTypes';
+import { JobStore, submitDurably } from './jobStore';
+import type { HeldJob, StoredJob, SubmitInput } from './jobTypes';
 import type { RelayKeys } from './relay';
 import { createRequestHandler } from './requestHandler';
 import type { NativeAuth, ServerStats } from './requestHandler';
@@ -66,6 +68,8 @@ export interface ReferenceServer {
 	stats: ServerStats;
 	// Test only: queue faults for the next matching requests (server/faults.ts). Nothing is injected unless asked.
 	faults: FaultInjector;
+	// A submission without HTTP (tests, benchmarks), saved to the data file before any reader sees it.
+	submitJob(input: SubmitInput): Promise<{ job: StoredJob; started: boolean }>;
 	// Number of data-file writes done (0 without --data).
 	dataFileWrites(): number;
 	// The data file's size, its kept records' bytes and its rewrites so far (undefined without --data).
@@ -111,6 +115,17 @@ async function openDataFile(path: string, store: JobStore, compactSlackBytes: nu
 	return { journal, leftoversRemoved, tornBytes: loaded.tornBytes };
 }
 
+// The data file, locked first: a second server on it is refused before it reads or writes anything.
+async function openLockedDataFile(path: string, store: JobStore, compactSlackBytes: number) {
+	const lock = lockDataFile(path);
+	try {
+		return { ...(await openDataFile(path, store, compactSlackBytes)), lock };
+	} catch (err) {
+		lock.release();
+		throw err;
+	}
+}
+
 // The server's state: catalog, store (restored from the data file), journal and keys.
 async function buildState(options: ReferenceServerOptions) {
 	const clock = options.clock ?? systemClock;
@@ -121,7 +136,7 @@ async function buildState(options: ReferenceServerOptions) {
 	});
 	const keys: RelayKeys = { relayApiKey: options.relayApiKey ?? randomKey(), userApiKey: options.userApiKey ?? randomKey() };
 	if (!keys.relayApiKey || !keys.userApiKey) throw new Error('relayApiKey and userApiKey must not be empty');
-	const data = options.dataFile ? await openDataFile(options.dataFile, store, options.compactSlackBytes ?? DEFAULT_COMPACT_SLACK_BYTES) : undefined;
+	const data = options.dataFile ? await openLockedDataFile(options.dataFile, store, options.compactSlackBytes ?? DEFAULT_COMPACT_SLACK_BYTES) : undefined;
 	const journal = data?.journal;
 	const ctx: NativeContext = {
 		store,
@@ -129,7 +144,7 @@ async function buildState(options: ReferenceServerOptions) {
 		statusFilterForm: options.statusFilterForm ?? 'jsonString',
 		persist: journal ? () => journal.save() : () => Promise.resolve(),
 	};
-	return { clock, catalog, store, journal, keys, ctx, leftoversRemoved: data?.leftoversRemoved ?? 0, tornBytes: data?.tornBytes ?? 0 };
+	return { clock, catalog, store, journal, lock: data?.lock, keys, ctx, leftoversRemoved: data?.leftoversRemoved ?? 0, tornBytes: data?.tornBytes ?? 0 };
 }
 
 // The bodies of unexpected errors name no path or internal detail: the spec's 400 covers "server error".
@@ -170,7 +185,7 @@ async function listen(server: Server, port: number, host: string): Promise<numbe
 }
 
 // Closes every connection (keep-alive ones too), then writes the data file a last time.
-function closer(server: Server, journal: JobJournal | undefined): () => Promise<void> {
+function closer(server: Server, journal: JobJournal | undefined, lock: DataFileLock | undefined): () => Promise<void> {
 	const sockets = new Set<Socket>();
 	server.on('connection', (socket: Socket) => {
 		sockets.add(socket);
@@ -184,7 +199,11 @@ function closer(server: Server, journal: JobJournal | undefined): () => Promise<
 			for (const s of sockets) s.destroy();
 			await closed;
 			// Final write: keeps start times of jobs that started since the last submission.
-			if (journal) await journal.close();
+			try {
+				if (journal) await journal.close();
+			} finally {
+				lock?.release();
+			}
 		})();
 		return closing;
 	};
@@ -202,8 +221,11 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
 		ctx: state.ctx, keys: state.keys, nativeAuth: options.nativeAuth, maxBodyBytes: options.maxBodyBytes ?? MAX_BODY_BYTES, faults, stats, stallMs,
 	});
 	const server = createHttpServer(options, handler, stallMs);
-	const close = closer(server, state.journal);
-	const port = await listen(server, options.port ?? 0, host);
+	const close = closer(server, state.journal, state.lock);
+	const port = await listen(server, options.port ?? 0, host).catch(async (err: unknown) => {
+		await close();
+		throw err;
+	});
 	const urlHost = host.includes(':') ? `[${host}]` : host;
 	return {
 		url: `http://${urlHost}:${port}`,
@@ -216,6 +238,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
 		catalog: state.catalog,
 		stats,
 		faults,
+		submitJob: (input) => submitDurably(state.store, state.ctx.persist, input),
 		dataFileWrites: () => state.journal?.writes ?? 0,
 		dataFileStats: () => (state.journal ? { ...state.journal.stats(), compactions: state.journal.compactions } : undefined),
 		leftoversRemoved: state.leftoversRemoved,

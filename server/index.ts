@@ -5,7 +5,7 @@ export { ManualClock, systemClock, DEFAULT_MANUAL_START } from './clock';
 export type { Clock } from './clock';
 export { CatalogIndex, CatalogError, defaultCatalog, deriveUuid, flowNameFromFile, isUuid, loadCatalogFile, validateCatalog } from './catalog';
 export type { Catalog, CatalogFlow, Outcome, ResolvedFlow } from './catalog';
-export { DEFAULT_MAX_JOBS, DEFAULT_MAX_QUEUED, DEFAULT_MAX_STORED_BYTES, JobStore, LIST_CAP, QueueFullError, recordBytes } from './jobStore';
+export { DEFAULT_MAX_JOBS, DEFAULT_MAX_QUEUED, DEFAULT_MAX_STORED_BYTES, JobStore, LIST_CAP, MemoryJobStore, QueueFullError, recordBytes, submitDurably } from './jobStore';
 export type { ExecutionStatus, JobParameter, JobStatus, ListFilter, StoredJob, SubmitInput } from './jobTypes';
 export { buildJobLog, escapeCell, planNodes } from './jobLog';
 export { LOG_CACHE_CHARS, LogCache } from './jobStatus';

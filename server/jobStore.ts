@@ -201,12 +201,6 @@ export class JobStore {
 		return job;
 	}
 
-	// stage() and commit() at once, for callers without a data file (benchmarks, tests).
-	submit(input: SubmitInput): { job: StoredJob; started: boolean } {
-		const job = this.stage(input);
-		return { job, started: this.commit(job.id) };
-	}
-
 	// Retention: beyond maxJobs or maxStoredBytes, the oldest terminal jobs go first (queued and running jobs are kept).
 	private evict(): void {
 		while ((this.byId.size > this.maxJobs || this.storedBytes > this.maxStoredBytes) && this.finished.length > 0) {
@@ -321,4 +315,32 @@ export class JobStore {
 		this.advance();
 		this.evict();
 	}
+}
+
+// A store without a data file (benchmarks, tests): nothing to save, so a job may be shown as it is submitted. A
+// store with a journal has no submit(): its jobs are staged, saved, then committed (submitDurably), so no reader
+// can see a job the data file does not hold.
+export class MemoryJobStore extends JobStore {
+	constructor(options: Omit<JobStoreOptions, 'journal'>) {
+		super({ ...options, journal: false });
+	}
+
+	// stage() and commit() at once.
+	submit(input: SubmitInput): { job: StoredJob; started: boolean } {
+		const job = this.stage(input);
+		return { job, started: this.commit(job.id) };
+	}
+}
+
+// Submits on any store: staged, saved by `persist` (the data file's write; nothing without one), then shown to
+// readers; a failed save discards the job, which no reader ever saw.
+export async function submitDurably(store: JobStore, persist: () => Promise<void>, input: SubmitInput): Promise<{ job: StoredJob; started: boolean }> {
+	const job = store.stage(input);
+	try {
+		await persist();
+	} catch (err) {
+		store.discard(job.id);
+		throw err;
+	}
+	return { job, started: store.commit(job.id) };
 }

@@ -9,7 +9,7 @@ import { Agent, request } from 'http';
 import { tmpdir } from 'os';
 import { join } from 'path';
 
-import { CatalogIndex, JobStore, JOURNAL_HEADER, ManualClock } from '../../server';
+import { CatalogIndex, JOURNAL_HEADER, ManualClock, MemoryJobStore } from '../../server';
 import type { Catalog } from '../../server';
 import type { Figure } from '../lib/figure';
 import { verdict } from '../lib/figure';
@@ -162,7 +162,7 @@ function storeMicroseconds(): number[] {
 	const input = { flow, runProfileName: 'default', notificationEnabled: false, parameters: [] };
 	// A first pass warms the JIT, so the first level is not measured cold.
 	return [LEVELS[0], ...LEVELS].map((level) => {
-		const store: JobStore = new JobStore({ clock: new ManualClock(), concurrency: 1, maxQueued: 1_000_000, maxJobs: 1_000_000 });
+		const store: MemoryJobStore = new MemoryJobStore({ clock: new ManualClock(), concurrency: 1, maxQueued: 1_000_000, maxJobs: 1_000_000 });
 		for (let i = 0; i <= level; i++) store.submit(input);
 		const batches: number[] = [];
 		for (let b = 0; b < 5; b++) {

@@ -4,7 +4,7 @@
  */
 import autocannon from 'autocannon';
 
-import { CatalogIndex, JobStore, ManualClock } from '../../server';
+import { CatalogIndex, ManualClock, MemoryJobStore } from '../../server';
 import { NATIVE_TOKEN } from '../../testkit/fixtures';
 import { BENCH_CATALOG, INSTANT_FLOW } from '../lib/catalog';
 import type { Figure } from '../lib/figure';
@@ -74,7 +74,7 @@ function heapUsedAfterGc(): number {
 /** 100,000 jobs through the store, each read once finished (so its log is built and kept): the worst case for memory. */
 function storeMemory() {
 	const clock = new ManualClock();
-	const store = new JobStore({ clock, concurrency: 4, maxJobs: MAX_JOBS });
+	const store = new MemoryJobStore({ clock, concurrency: 4, maxJobs: MAX_JOBS });
 	const flow = new CatalogIndex(BENCH_CATALOG, false).byFileName(INSTANT_FLOW);
 	if (!flow) throw new Error('bench catalog has no instant flow');
 	const before = heapUsedAfterGc();

@@ -171,9 +171,9 @@ async function runChurn(server: ReferenceServer, clock: ManualClock, contenders:
 			churn.bursts++;
 			churn.largestBurst = Math.max(churn.largestBurst, arrivals);
 		}
-		for (let i = 0; i < arrivals; i++) {
-			const flow = random() < LONG_FLOW_SHARE ? CHURN_CATALOG.flows[4] : CHURN_CATALOG.flows[Math.floor(random() * 4)];
-			known.add(server.store.submit({ flow: server.catalog.byFileName(flow.flowFileName)!, runProfileName: 'default', notificationEnabled: false, parameters: [] }).job.id);
+		const flows = Array.from({ length: arrivals }, () => (random() < LONG_FLOW_SHARE ? CHURN_CATALOG.flows[4] : CHURN_CATALOG.flows[Math.floor(random() * 4)]));
+		for (const flow of flows) {
+			known.add((await server.submitJob({ flow: server.catalog.byFileName(flow.flowFileName)!, runProfileName: 'default', notificationEnabled: false, parameters: [] })).job.id);
 			churn.jobs++;
 		}
 		clock.advance(700 + Math.floor(random() * 1100));
@@ -218,7 +218,7 @@ export async function measureVsPollingWorkflow(): Promise<Figure[]> {
 		nativeAuth: { type: 'bearer', token: NATIVE_TOKEN },
 	});
 	try {
-		for (let i = 0; i < BEFORE_ACTIVATION; i++) server.store.submit({ flow: server.catalog.byFileName(CHURN_CATALOG.flows[0].flowFileName)!, runProfileName: 'default', notificationEnabled: false, parameters: [] });
+		for (let i = 0; i < BEFORE_ACTIVATION; i++) await server.submitJob({ flow: server.catalog.byFileName(CHURN_CATALOG.flows[0].flowFileName)!, runProfileName: 'default', notificationEnabled: false, parameters: [] });
 		clock.advance(60_000);
 		const ours = ourTrigger(server.url);
 		const theirs = theirWorkflow('Schedule → HTTP Request → Remove Duplicates', pollingWorkflow('polling-default', server.url));

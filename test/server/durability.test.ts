@@ -70,7 +70,7 @@ describe('a job is visible only once saved (injected write failure)', () => {
 		const next = await h.http.post('/api/v1/jobs', jobBody());
 		expect(next.status).toBe(200);
 		expect(loadDataFile(join(dir, 'jobs.json')).map((j) => j.id)).toEqual([next.data.jobId]);
-		expect(readdirSync(dir)).toEqual(['jobs.json']);
+		expect(readdirSync(dir).sort()).toEqual(['jobs.json', 'jobs.json.lock']); // the lock: this server owns the file
 	});
 
 	it('an accepted submission appears only after its write, already running from its submission time', async () => {
@@ -100,7 +100,7 @@ describe('leftovers of an interrupted write', () => {
 			const h = await startHarness({ dataFile: join(dir, 'jobs.json') });
 			try {
 				expect(h.server.leftoversRemoved).toBe(2);
-				expect(readdirSync(dir).sort()).toEqual(['.other.json.4242.0a1b2c3d.tmp', 'jobs.json']);
+				expect(readdirSync(dir).sort()).toEqual(['.other.json.4242.0a1b2c3d.tmp', 'jobs.json', 'jobs.json.lock']);
 			} finally {
 				await h.server.close();
 			}

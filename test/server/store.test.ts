@@ -97,10 +97,11 @@ describe('--data persistence', () => {
 		const bId = b.data.jobId;
 		// The submit answered after the write: the file already holds both jobs.
 		expect(loadDataFile(dataFile).map((j) => j.id)).toEqual([a.jobId, bId]);
-		expect(readdirSync(dir)).toEqual(['jobs.json']);
+		expect(readdirSync(dir).sort()).toEqual(['jobs.json', 'jobs.json.lock']);
 		clock.advance(1500);
 		const before = (await c1.get(`/api/v1/jobs/${a.jobId}`)).data;
 		await first.close();
+		expect(readdirSync(dir)).toEqual(['jobs.json']); // closing releases the lock
 
 		const second = await startReferenceServer({ port: 0, clock, catalog: TEST_CATALOG, dataFile, concurrency: 1 });
 		const c2 = axios.create({ baseURL: second.url, validateStatus: () => true });

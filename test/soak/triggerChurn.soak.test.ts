@@ -306,21 +306,24 @@ async function churn(kind: Interface, seed: number, scenario: Scenario) {
 		if (realistic && random() < 0.4) {
 			figures.burstsWhileDown++;
 			const burst = 110 + Math.floor(random() * 120);
-			for (let i = 0; i < burst && figures.jobs < JOBS; i++) submitOne();
+			const submitted: Array<Promise<void>> = [];
+			for (let i = 0; i < burst && figures.jobs < JOBS; i++) submitted.push(submitOne());
+			await Promise.all(submitted);
 			clock.advance(8000 + Math.floor(random() * 8000));
 		}
 	};
-	const submitOne = () => {
+	/** One job, saved to the server's data file before any reader sees it (as an HTTP submission is). */
+	const submitOne = async () => {
 		const flow = random() < LONG_FLOW_SHARE ? CHURN_CATALOG.flows[4] : pick(CHURN_CATALOG.flows.slice(0, 4));
 		const runProfileName = pick(PROFILES);
-		const { job } = server.store.submit({
+		figures.jobs++;
+		const { job } = await server.submitJob({
 			flow: server.catalog.byFileName(flow.flowFileName)!,
 			runProfileName,
 			notificationEnabled: false,
 			parameters: [],
 		});
 		jobInfo.set(job.id, { flowName: flow.flowName, runProfileName, outcome: flow.outcome });
-		figures.jobs++;
 	};
 
 	try {
@@ -336,7 +339,7 @@ async function churn(kind: Interface, seed: number, scenario: Scenario) {
 				figures.bursts++;
 				figures.largestBurst = Math.max(figures.largestBurst, arrivals);
 			}
-			for (let i = 0; i < arrivals; i++) submitOne();
+			await Promise.all(Array.from({ length: arrivals }, submitOne));
 			clock.advance(700 + Math.floor(random() * 1100));
 
 			const roll = random();
