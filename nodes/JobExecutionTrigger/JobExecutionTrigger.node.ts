@@ -162,12 +162,10 @@ export class JobExecutionTrigger implements INodeType {
 			return [testEvent(this, tracker, active.jobs, history.jobs, options)];
 		}
 		const staticData = this.getWorkflowStaticData('node');
-		if (waitingForService(this, staticData, startedAt)) return null;
-		const lists = await readLists(this, connection, staticData, { deadline, startedAt });
-		if (lists === null) return null;
-		const { active, history } = lists;
-
 		const key = memoryKey(this, connection);
+		if (waitingForService(this, staticData, key, startedAt)) return null;
+		const { active, history } = await readLists(this, connection, staticData, key, { deadline, startedAt });
+
 		const state = resumeState(key, staticData);
 		const budgetMs = typeof this.getPollBudgetMs === 'function' ? this.getPollBudgetMs() : BUDGET_WITHOUT_ENGINE_MS;
 		const readsEnd = Math.min(deadline, Date.now() + budgetMs * BUDGET_SHARE);
@@ -186,34 +184,59 @@ export class JobExecutionTrigger implements INodeType {
 	}
 }
 
-/** Both lists; a 429/503 with Retry-After stops the trigger until then (stored, no error), anything else throws. */
+/**
+ * Both lists. A 429/503 with Retry-After pauses the trigger until then: stored (and kept in this process, as a poll
+ * that fails commits nothing with durable cursors), logged, and told where users look: this poll fails with an error
+ * saying until when no request is sent, so the pause shows in the executions list and reaches an error workflow.
+ */
 async function readLists(
 	context: IPollFunctions,
 	connection: ResolvedConnection,
 	staticData: IDataObject,
+	key: string,
 	bound: { deadline: number; startedAt: number },
-): Promise<{ active: Listed; history: Listed } | null> {
+): Promise<{ active: Listed; history: Listed }> {
 	// Active first, history second: a job ending in between shows up twice (never zero times).
 	const active = await settle(listJobs(context, connection, 'active', bound));
 	const history = active.ok ? await settle(listJobs(context, connection, 'history', bound)) : active;
 	if (active.ok && history.ok) {
 		if (staticData.pausedUntil !== undefined) delete staticData.pausedUntil;
+		pauses.delete(key);
 		return { active: active.value, history: history.value };
 	}
 	const error = active.ok ? (history.ok ? undefined : history.error) : active.error;
 	const waitMs = retryAfterMs(error);
 	if (waitMs === undefined) throw error;
-	staticData.pausedUntil = Date.now() + waitMs;
-	context.logger.warn(
-		`Job Execution Trigger: ${failureInWords(error)} and asked to wait ${Math.ceil(waitMs / 1000)} s (Retry-After): no poll until ${new Date(staticData.pausedUntil).toISOString()}`,
-	);
-	return null;
+	const until = Date.now() + waitMs;
+	staticData.pausedUntil = until;
+	pauses.set(key, until);
+	if (pauses.size > MAX_REMEMBERED_TRIGGERS) pauses.delete(pauses.keys().next().value as string);
+	const seconds = Math.ceil(waitMs / 1000);
+	context.logger.warn(`Job Execution Trigger: ${failureInWords(error)} and asked to wait ${seconds} s (Retry-After): no poll until ${new Date(until).toISOString()}`);
+	throw pausedError(context, error, seconds, until);
 }
 
+/** The error of the poll that learnt of a pause: what happened, until when, and that nothing is lost. */
+function pausedError(context: IPollFunctions, cause: unknown, seconds: number, until: number): NodeOperationError {
+	const message = `The service asked the trigger to wait ${seconds} s (Retry-After): no poll until ${new Date(until).toISOString()}`;
+	const error = new NodeOperationError(context.getNode(), message, {
+		description:
+			`${failureInWords(cause)[0].toUpperCase()}${failureInWords(cause).slice(1)}. The trigger sends no request until then and resumes by itself; ` +
+			'jobs that change meanwhile fire on the first poll after. To poll less often, raise the trigger\'s poll interval.',
+	});
+	// n8n replaces messages that hold a code with its own words; this one says when polling resumes.
+	error.message = message;
+	return error;
+}
+
+/** The end of a pause per trigger in this process: a poll that fails commits nothing with durable cursors. */
+const pauses = new Map<string, number>();
+
 /** Polls due before the service's Retry-After ends send nothing, with one log line each. */
-function waitingForService(context: IPollFunctions, staticData: IDataObject, now: number): boolean {
-	const until = staticData.pausedUntil;
-	if (typeof until !== 'number' || !Number.isFinite(until) || until <= now) return false;
+function waitingForService(context: IPollFunctions, staticData: IDataObject, key: string, now: number): boolean {
+	const stored = staticData.pausedUntil;
+	const until = Math.max(typeof stored === 'number' && Number.isFinite(stored) ? stored : 0, pauses.get(key) ?? 0);
+	if (until <= now) return false;
 	context.logger.warn(`Job Execution Trigger: skipping this poll, the service asked to wait until ${new Date(until).toISOString()} (Retry-After)`);
 	return true;
 }

@@ -368,13 +368,18 @@ describe('Job Execution Trigger against a service that fails or lies', () => {
 		}
 	});
 
-	test('429 with Retry-After on the lists: no request until then, one log line per skipped poll, then polling again', async () => {
-		const poller = trigger();
+	test.each<SavingMode>(['default', 'durableCursors'])('429 with Retry-After on the lists: that poll fails saying until when, no request until then, one log line per skipped poll, then polling again (%s saving)', async (saving) => {
+		const poller = createPoller({ authentication: 'jobExecutionApi' }, credentialsFor(service.url), { saving });
 		service.active = [running('a')];
 		await poller.poll();
 		service.listFault = { status: 429, headers: { 'retry-after': '1' } };
 		const requestsBefore = service.requests.length;
-		expect(await poller.poll()).toBeNull();
+		// Where users look: the failed trigger execution says the trigger pauses, until when, and that nothing is lost.
+		await expect(poller.poll()).rejects.toMatchObject({
+			name: 'NodeOperationError',
+			message: expect.stringMatching(/^The service asked the trigger to wait 1 s \(Retry-After\): no poll until \d{4}-\d\d-\d\dT[\d:.]+Z$/),
+			description: expect.stringMatching(/^The service answered HTTP 429\. The trigger sends no request until then and resumes by itself; jobs that change meanwhile fire on the first poll after\./),
+		});
 		const asked = service.requests.length - requestsBefore;
 		expect(asked).toBeGreaterThanOrEqual(1);
 		expect(poller.warnings.at(-1)).toMatch(/the service answered HTTP 429 and asked to wait 1 s \(Retry-After\): no poll until/);

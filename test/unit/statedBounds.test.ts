@@ -45,7 +45,7 @@ function table(): string {
 		['Characters of a log that Parse Log parses', count(MAX_PARSED_LOG_CHARS), 'kept raw, with `logNotParsed` saying why'],
 		['One attempt of a call', `${transportTiming.attemptMs / 1000} s`, 'whatever the service does (drips, silence, headers only)'],
 		['One call with its retries, and one trigger poll', `${transportTiming.callMs / 1000} s`, 'a Wait for Completion ends by its Timeout'],
-		['A `Retry-After` the nodes wait for', `${MAX_RETRY_AFTER_MS / 3_600_000} h`, 'honoured within the call\'s time, or the call fails at once saying when; the trigger skips its polls until then'],
+		['A `Retry-After` the nodes wait for', `${MAX_RETRY_AFTER_MS / 3_600_000} h`, "honoured within the call's time, or the call fails at once saying when; the trigger's poll that met it fails saying until when (seen in the executions list), and later polls until then send nothing"],
 		['The trigger\'s stored state', size(MAX_STATE_BYTES), 'statuses cut, long ids hashed, the oldest-seen entries forgotten first'],
 		['A status the trigger stores', `${MAX_STATUS_LENGTH} characters`, 'cut'],
 		['Unfinished jobs the trigger tracks', count(MAX_OPEN_JOBS), 'the least recently seen are forgotten'],
