@@ -12,6 +12,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { jobsToReadIndividually, loadState } from '../../nodes/JobExecutionTrigger/jobStatusTracker';
 import { MAX_PARSED_LOG_CHARS } from '../../nodes/shared/logParser';
 import { cutMarker, MAX_JOBS_PER_LIST, MAX_LIST_ANSWER_BYTES, MAX_STRING_CHARS, transportTiming } from '../../nodes/shared/transport';
+import { deadlineBound } from '../../testkit/deadline';
 import { NODE_NAME, runActionNode } from '../../testkit/engine';
 import { runHeapCapped } from '../../testkit/heapCapped';
 import { searchList } from '../../testkit/listSearch';
@@ -182,10 +183,12 @@ describe('a service that misbehaves on purpose, every target, native and relay',
 					figures.runs++;
 					figures.slowRuns++;
 					figures.longestSlowRunMs = Math.max(figures.longestSlowRunMs, outcome.elapsedMs);
-					// A bound, not a race: the call limit (2 s) or the Wait Timeout (2 s; 3 s for submit and wait), with 4 s
-					// to spare for a loaded machine; without the deadline these runs never end.
-					const bound: Partial<Record<Target, number>> = { submitAndWait: 7000 };
-					expect(outcome.elapsedMs).toBeLessThan(bound[target] ?? 6000);
+					// Against the configured limit: the call limit (2 s) or the Wait Timeout (2 s; 3 s for submit and wait);
+					// without it these runs never end. No read or list is tried past it: at most call limit / attempt limit.
+					const deadlineMs = target === 'submitAndWait' ? 3000 : SHORT_LIMITS.callMs;
+					expect(outcome.elapsedMs).toBeLessThan(deadlineBound(deadlineMs));
+					const reads = server.requests.filter((request) => request.method !== 'POST').length;
+					expect(reads).toBeLessThanOrEqual(target === 'submit' ? 0 : SHORT_LIMITS.callMs / SHORT_LIMITS.attemptMs);
 					expect(outcome.message).toContain(WAITED_FOR[target]);
 					if (target === 'submit') expect(outcome.description).toContain('may have accepted the job');
 				}),
@@ -195,7 +198,7 @@ describe('a service that misbehaves on purpose, every target, native and relay',
 		}
 	});
 
-	test('with the default 60 s call limit, a Wait Timeout of 2 s against a drip ends within 5 s; a refused port times out in words n8n keeps', async () => {
+	test('with the default 60 s call limit, a Wait Timeout of 2 s against a drip ends by that Timeout, after one read; a refused port times out in words n8n keeps', async () => {
 		const refused = await startHostileServer(() => ({ kind: 'json', body: {} }));
 		await refused.close();
 		const drips = (['bearer', 'relay'] as Variant[]).flatMap((variant) =>
@@ -203,7 +206,9 @@ describe('a service that misbehaves on purpose, every target, native and relay',
 				const server = await hostile(scriptFor(target, () => ({ kind: 'drip' })));
 				const outcome = await runTarget(target, variant, server.url, { waitSeconds: 2 });
 				figures.runs++;
-				expect(outcome.elapsedMs).toBeLessThan(5000);
+				// Against the Timeout: a read not bounded by it would run to the 20 s attempt limit.
+				expect(outcome.elapsedMs).toBeLessThan(deadlineBound(2000, transportTiming.attemptMs));
+				expect(server.requests.filter((request) => request.method === 'GET')).toHaveLength(1);
 				expect(outcome.message).toMatch(/^Timed out after 2 s waiting for job .*: last status not read yet; the last read failed: the service did not answer in time$/);
 			}),
 		);

@@ -159,3 +159,31 @@ export function encodeSmall(text: string, encoding: Encoding): WireBody {
 	const bytes = encoding === 'gzip' ? gzipSync(raw) : encoding === 'deflate' ? deflateSync(raw) : brotliCompressSync(raw);
 	return { bytes, encoding, decodedBytes: raw.length };
 }
+
+/** Ids a JSON list may carry that no URL can: the listed job must be that job's trouble, never the list's. */
+export const ILL_FORMED_IDS = ['job-\ud800-x', '\udfff-job'];
+/** A whole number past 2^53 written in full (its digits are not a double's) and one past a double's range. */
+export const BIG_NUMBER_LITERALS = ['9007199254740993', '123456789012345678901234567890', '1e400'];
+
+/**
+ * The sane answer `text` with odd values JSON allows: lone surrogates in each job's text fields (and, in a list, an
+ * extra running job whose id holds one), or numbers beyond 2^53 in extra fields (and, in a list, a job whose id is
+ * such a number). Job ids, statuses and times stay as they were: sane jobs must still be reported as such.
+ */
+export function withOddValues(text: string, form: 'loneSurrogates' | 'bigNumbers'): string {
+	const parsed = JSON.parse(text) as unknown;
+	const isJob = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value) && 'executionStatus' in value;
+	const mark = (n: number) => `@@big${n}@@`;
+	const odd = (job: Record<string, unknown>) =>
+		form === 'loneSurrogates'
+			? { ...job, flowName: `${String(job.flowName)}\ud800`, runProfileName: `\udfff${String(job.runProfileName)}`, jobName: 'a\udbffb', currentStep: '\ud800' }
+			: { ...job, rows: mark(0), bytes: mark(1), weight: mark(2) };
+	let out: unknown = parsed;
+	if (Array.isArray(parsed)) {
+		const extra = form === 'loneSurrogates'
+			? ILL_FORMED_IDS.map((id) => saneJob(id, 'RUNNING', { start: 1767603600000 }))
+			: [{ ...saneJob('placeholder', 'RUNNING', { start: 1767603600000 }), id: mark(1) }];
+		out = [...parsed.map((job) => (isJob(job) ? odd(job) : job)), ...extra];
+	} else if (isJob(parsed)) out = odd(parsed);
+	return BIG_NUMBER_LITERALS.reduce((json, literal, n) => json.split(JSON.stringify(mark(n))).join(literal), JSON.stringify(out));
+}

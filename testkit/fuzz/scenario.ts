@@ -27,7 +27,14 @@ export type Fault =
 	| { kind: 'redirect'; status: number }
 	| { kind: 'echo'; status: number; form: EchoForm; json: boolean }
 	/** A 200 whose job log holds every request header. */
-	| { kind: 'echoLog'; form: EchoForm };
+	| { kind: 'echoLog'; form: EchoForm }
+	/**
+	 * A 200 of sane jobs whose values JSON allows but a naive client breaks on (issue 26 §4, §5): lone UTF-16
+	 * surrogates in fields, and in the id of an extra listed job; or numbers beyond 2^53 (and beyond a double).
+	 */
+	| { kind: 'oddValues'; form: OddValues };
+
+export type OddValues = 'loneSurrogates' | 'bigNumbers';
 
 /** A fault on a route for request numbers (operations) or poll numbers (trigger) in [from, to). */
 export interface RouteFault {
@@ -74,6 +81,8 @@ export const CLASSES = [
 	'echoError',
 	'echoLog',
 	'waitPacing',
+	'illFormedText',
+	'bigNumbers',
 ] as const;
 export type ClassName = (typeof CLASSES)[number];
 
@@ -172,6 +181,10 @@ function routeFault(random: Random, className: ClassName, target: Target): Fault
 			return { kind: 'echo', status: random.pick([400, 401, 403, 404, 429, 500, 503]), form: random.pick(ECHO_FORMS), json: random.chance(0.5) };
 		case 'echoLog':
 			return { kind: 'echoLog', form: random.pick(ECHO_FORMS) };
+		case 'illFormedText':
+			return { kind: 'oddValues', form: 'loneSurrogates' };
+		case 'bigNumbers':
+			return { kind: 'oddValues', form: 'bigNumbers' };
 		default:
 			return undefined;
 	}

@@ -10,7 +10,7 @@ import type { AddressInfo, Socket } from 'node:net';
 
 import { startRecorder, transform } from '../hostileServer';
 import type { Listener } from '../hostileServer';
-import { adversarialLog, bomb, deepJob, encodeSmall, FUZZ_JOB_ID, hugeList, saneJob } from './bodies';
+import { adversarialLog, bomb, deepJob, encodeSmall, FUZZ_JOB_ID, hugeList, saneJob, withOddValues } from './bodies';
 import type { Encoding, WireBody } from './bodies';
 import { Random } from './random';
 import type { Fault, Route, RouteFault, Scenario } from './scenario';
@@ -145,8 +145,10 @@ class Service {
 		return { status: 200, text: JSON.stringify(list.map(withLog)) };
 	}
 
-	private sendSane(response: ServerResponse, record: ServedRequest, route: Route, id: string | undefined, log?: string): void {
-		const { status, text, ids } = this.saneBody(route, id, log);
+	private sendSane(response: ServerResponse, record: ServedRequest, route: Route, id: string | undefined, log?: string, change?: (text: string) => string): void {
+		const sane = this.saneBody(route, id, log);
+		const { status, ids } = sane;
+		const text = change && status === 200 ? change(sane.text) : sane.text;
 		record.status = status;
 		if (ids && (route === 'active' || route === 'history')) {
 			const seen = this.visible.get(this.poll) ?? { active: false, history: false, ids: [] };
@@ -170,6 +172,8 @@ class Service {
 				return this.sendSane(response, record, route, id, adversarialLog(fault.pattern, fault.size));
 			case 'echoLog':
 				return this.sendSane(response, record, route, id, `2026-01-05 09:00:00 [main] INFO request headers: ${transform(headerLines(headers), fault.form)}`);
+			case 'oddValues':
+				return this.sendSane(response, record, route, id, undefined, (text) => withOddValues(text, fault.form));
 			case 'status': {
 				const extra: Record<string, string> = {};
 				if (fault.retryAfter !== undefined) {

@@ -1,0 +1,12 @@
+/**
+ * A deadline proven without racing a loaded machine. A run is checked against the deadline it was configured with,
+ * not an absolute figure: it must end before the point halfway between that deadline and the time it would take
+ * without one (the fallback: a longer limit that would apply instead, or forever). Load on a shared 2-core machine
+ * adds seconds, never that half; a lost or wrong deadline always crosses it. Counts (requests, reads) are checked
+ * beside it wherever a deadline also bounds them.
+ */
+export function deadlineBound(deadlineMs: number, fallbackMs = Number.POSITIVE_INFINITY): number {
+	if (!(fallbackMs > deadlineMs)) throw new Error('the fallback must be longer than the deadline, or the check proves nothing');
+	// Without a finite fallback the run would never end: ten times the deadline (and at least 15 s) is still a bound.
+	return Number.isFinite(fallbackMs) ? (deadlineMs + fallbackMs) / 2 : Math.max(deadlineMs * 10, deadlineMs + 15_000);
+}
