@@ -158,6 +158,11 @@ export const MAX_STATUS_LENGTH = 64;
 /** The stored state's JSON (UTF-8 bytes) never exceeds this, whatever the service lists. */
 export const MAX_STATE_BYTES = 96 * 1024;
 /**
+ * The tracker's own share: the node's static data also holds the poll's stamp and a Retry-After pause, inside
+ * n8n's `node:<name>` key, and the whole of it stays under MAX_STATE_BYTES (the fuzzer measures it so).
+ */
+const TRACKER_BYTES = MAX_STATE_BYTES - 512;
+/**
  * Evicted finished jobs remembered by a 48-bit hash in 12 hex digits (12 KB): a job listed again after that is new.
  * 48 bits keep a false match (a new job taken for an evicted one) near 1 in 3 * 10^11 per new job.
  */
@@ -502,15 +507,15 @@ function leastRecentlySeen(open: Map<string, OpenEntry>): Array<[string, OpenEnt
 }
 
 /**
- * The byte bound: past MAX_STATE_BYTES, finished jobs not seen in this poll go first (oldest seen first), then
+ * The byte bound: past TRACKER_BYTES, finished jobs not seen in this poll go first (oldest seen first), then
  * unfinished jobs (least recently seen first). Sizes are counted per entry as JSON.stringify writes them.
  */
 function boundBytes(work: PollWork, next: TrackerState): void {
 	next.open = Object.fromEntries(work.open);
 	let bytes = utf8Bytes(JSON.stringify(next));
-	if (bytes > MAX_STATE_BYTES && next.gone !== undefined) {
+	if (bytes > TRACKER_BYTES && next.gone !== undefined) {
 		// The oldest evicted hashes go first: they guard only against a service listing long-finished jobs again.
-		const keep = Math.max(0, next.gone.length - (Math.ceil((bytes - MAX_STATE_BYTES) / GONE_WIDTH) * GONE_WIDTH));
+		const keep = Math.max(0, next.gone.length - (Math.ceil((bytes - TRACKER_BYTES) / GONE_WIDTH) * GONE_WIDTH));
 		bytes -= next.gone.length - keep;
 		next.gone = next.gone.slice(next.gone.length - keep);
 		if (next.gone === '') {
@@ -518,16 +523,16 @@ function boundBytes(work: PollWork, next: TrackerState): void {
 			bytes = utf8Bytes(JSON.stringify(next));
 		}
 	}
-	if (bytes > MAX_STATE_BYTES) {
+	if (bytes > TRACKER_BYTES) {
 		let cut = 0;
-		while (bytes > MAX_STATE_BYTES && cut < next.done.length && next.done[cut][1] < work.seq) {
+		while (bytes > TRACKER_BYTES && cut < next.done.length && next.done[cut][1] < work.seq) {
 			bytes -= utf8Bytes(JSON.stringify(next.done[cut])) + 1;
 			cut++;
 		}
 		next.done = next.done.slice(cut);
 		work.stats.evicted += cut;
-		for (const [id, entry] of bytes > MAX_STATE_BYTES ? leastRecentlySeen(work.open) : []) {
-			if (bytes <= MAX_STATE_BYTES) break;
+		for (const [id, entry] of bytes > TRACKER_BYTES ? leastRecentlySeen(work.open) : []) {
+			if (bytes <= TRACKER_BYTES) break;
 			bytes -= utf8Bytes(JSON.stringify({ [id]: entry })) - 1;
 			work.open.delete(id);
 			work.stats.forgotten++;

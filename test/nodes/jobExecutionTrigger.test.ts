@@ -2,6 +2,8 @@
  * The trigger through n8n-core's PollContext against the real reference server (controllable clock), both
  * interfaces: every (job, watched status) reported exactly once across polls, caps, outages and restarts.
  */
+import { join } from 'path';
+
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { runActionNode } from '../../testkit/engine';
@@ -13,6 +15,7 @@ import { startScriptedJobService } from '../../testkit/scriptedJobService';
 import type { Job, ReadFault, ScriptedJobService } from '../../testkit/scriptedJobService';
 import { MAX_MISSES, MAX_STATE_BYTES } from '../../nodes/JobExecutionTrigger/jobStatusTracker';
 import { transportTiming } from '../../nodes/shared/transport';
+import { writeMeasuredBlock } from '../../testkit/measuredBlock';
 
 const json = (items: INodeExecutionData[] | null) => (items ?? []).map((item) => item.json);
 
@@ -270,7 +273,9 @@ describe('Job Execution Trigger against a service that fails or lies', () => {
 		expect(failedPolls).toBe(0);
 		expect(fired).toEqual(['ok COMPLETED']);
 		expect(poller.warnings.some((line) => line.includes('skipped 1 listed job(s) without a usable ID'))).toBe(true);
-		process.stdout.write(`lone-surrogate id listed: ${failedPolls} of 8 polls failed, the other job's COMPLETED fired ${fired.length} time(s)\n`);
+		const figure = `A listed id holding a lone surrogate: ${failedPolls} of 8 polls failed, the other job's COMPLETED fired ${fired.length} time(s).`;
+		process.stdout.write(`${figure}\n`);
+		writeMeasuredBlock(join(__dirname, '../../docs/guarantees.md'), 'ill-formed-ids', 'test/nodes/jobExecutionTrigger.test.ts', `  ${figure}`);
 	});
 
 	test('an individual read answered 429 with Retry-After stops the poll\'s other individual reads; only the job read counts a miss', async () => {

@@ -12,6 +12,7 @@ import axios from 'axios';
 
 import { DataFileLockedError, lockDataFile } from '../../server/dataFileLock';
 import { CatalogIndex, defaultCatalog, JobStore, loadDataFile, ManualClock, MemoryJobStore, startReferenceServer, submitDurably } from '../../server';
+import { writeMeasuredBlock } from '../../testkit/measuredBlock';
 import { COMPILED_MAIN, compiledMainExists, startCli } from './process';
 
 const FLOW = { flowFileName: '/Shared/Flows/sales.flow', runProfileName: 'default' };
@@ -72,7 +73,9 @@ describe('one server per --data file', () => {
 				const kept = new Set(loadDataFile(data).map((job) => job.id));
 				const lost = acknowledged.filter((id) => !kept.has(id)).length;
 				expect(lost).toBe(0);
-				process.stdout.write(`two servers on one --data file: the second refused (exit ${code}); ${lost} of ${acknowledged.length} acknowledged jobs lost after kill -9 and restart\n`);
+				const figure = `Two servers on one --data file: the second refused (exit ${code}); ${lost} of ${acknowledged.length} acknowledged jobs lost after kill -9 and restart.`;
+				process.stdout.write(`${figure}\n`);
+				writeMeasuredBlock(join(__dirname, '../../docs/guarantees.md'), 'data-file-lock', 'test/server/dataFileLock.test.ts', figure);
 			} finally {
 				await restarted.kill();
 			}
