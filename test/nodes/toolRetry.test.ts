@@ -6,13 +6,19 @@
  */
 import { advanceWhileWaiting, INTERFACES, SALES, startFixture } from '../../testkit/fixtures';
 import type { Fixture, Interface } from '../../testkit/fixtures';
+import { runActionNode } from '../../testkit/engine';
 import { runAgentWithTool } from '../../testkit/toolAgent';
 import type { AgentRunOptions } from '../../testkit/toolAgent';
+import { writeMeasuredBlock } from '../../testkit/measuredBlock';
+import { join } from 'path';
 import { secretForms } from '../../testkit/secrets';
 
 const table: string[] = [];
 afterAll(() => {
-	process.stdout.write(`Submit as an AI tool with Retry On Fail (3 tries): jobs per agent call\n${table.join('\n')}\n`);
+	const rows = ['| Agent call (3 tries) | Jobs per call |', '|---|---|', ...[...table].sort()].join('\n');
+	process.stdout.write(`Submit as an AI tool with Retry On Fail: jobs per agent call\n${rows}\n`);
+	// Written only when every case measured: a partial run (jest -t) leaves the page as it is.
+	if (table.length === 4) writeMeasuredBlock(join(__dirname, '../../docs/guarantees.md'), 'tool-retry', 'test/nodes/toolRetry.test.ts', rows);
 });
 
 /** The tool's parameters as a user sets them for an agent: the flow and profile come from the agent's arguments. */
@@ -49,7 +55,7 @@ describe.each(INTERFACES)('Submit as an AI tool under Retry On Fail (%s)', (kind
 		fx = await startFixture(kind);
 		fx.server.faults.inject({ kind: 'status', status: 500, after: true, method: 'POST' });
 		const [outcome] = await agent(1);
-		table.push(`| created, then HTTP 500 (${kind}) | ${fx.server.store.count()} |`);
+		table.push(`| the job is created, then answered HTTP 500 (${kind}) | ${fx.server.store.count()} |`);
 		expect(fx.server.store.count()).toBe(1);
 		expect(outcome.result).toBeUndefined();
 		expect(outcome.error).toMatch(/was not submitted again on n8n's retry: its first submission may have created a job/);
@@ -62,7 +68,7 @@ describe.each(INTERFACES)('Submit as an AI tool under Retry On Fail (%s)', (kind
 		// The server's clock stands still: the job stays queued through every try's wait.
 		const outcomes = await agent(1, { parameters: toolParameters(fx, { timeout: 1 }) });
 		const [job] = fx.server.store.all();
-		table.push(`| Wait for Completion, Timeout 1 s, job still running (${kind}) | ${fx.server.store.count()} |`);
+		table.push(`| Wait for Completion, Timeout 1 s, the job still running (${kind}) | ${fx.server.store.count()} |`);
 		expect(fx.server.store.count()).toBe(1);
 		expect(outcomes[0].error).toMatch(new RegExp(`Timed out after 1 s waiting for job ${job.id}`));
 		expect(outcomes[0].error).toContain(`Job ${job.id} was submitted; only waiting for it failed`);
@@ -106,5 +112,27 @@ describe.each(INTERFACES)('Submit as an AI tool under Retry On Fail (%s)', (kind
 		const outcomes = await runAgentWithTool({ credentials: fx.credentials, parameters: toolParameters(fx), calls: [[args()], [args()]], retryOnFail: true, maxTries: 3, waitBetweenTries: 0 });
 		expect(outcomes.map((outcome) => outcome.error)).toEqual([undefined, undefined]);
 		expect(fx.server.store.count()).toBe(2);
+	});
+});
+
+/**
+ * What the memory must not take for a retry in a workflow: the very same item objects reaching Submit in another
+ * execution (n8n passes items on by reference, e.g. into a sub-workflow). Run through WorkflowExecute.
+ */
+describe.each(INTERFACES)('the same item objects in two executions (%s)', (kind: Interface) => {
+	let fx: Fixture;
+	afterEach(async () => {
+		await fx.server.close();
+	});
+
+	test('each execution submits each item once, with Retry On Fail on', async () => {
+		fx = await startFixture(kind);
+		const items = [{ json: { n: 0 } }, { json: { n: 1 } }];
+		const parameters = { authentication: fx.authentication, resource: 'job', operation: 'submit', ...fx.flow(SALES), runProfileName: 'default' };
+		const run = (executionId: string) => runActionNode({ credentials: fx.credentials, parameters, inputItems: items, executionId, retryOnFail: true, maxTries: 3, waitBetweenTries: 10 });
+		const first = await run('1001');
+		const second = await run('1002');
+		expect(fx.server.store.count()).toBe(4);
+		expect(new Set([...first.json, ...second.json].map((json) => json.jobId)).size).toBe(4);
 	});
 });

@@ -1,3 +1,4 @@
+import { NodeConnectionTypes } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 /**
@@ -39,10 +40,12 @@ function runIndexOf(context: IExecuteFunctions): number {
 	return runIndex;
 }
 
-/** n8n 2.x says when a node runs as an agent's tool; n8n 1.x's contexts lack the method (a workflow run then). */
-function isToolExecution(context: IExecuteFunctions): boolean {
-	const asked = (context as Partial<Pick<IExecuteFunctions, 'isToolExecution'>>).isToolExecution;
-	return typeof asked === 'function' && asked.call(context) === true;
+/**
+ * Whether the item came in on the ai_tool input, where makeHandleToolInvocation puts `{ json: toolArgs }` (n8n 2.41.1
+ * and 1.123.81 alike; 2.x's isToolExecution() says the same, 1.x has no such method). A workflow run has none there.
+ */
+function cameAsToolCall(context: IExecuteFunctions, item: INodeExecutionData, itemIndex: number): boolean {
+	return context.getInputData(0, NodeConnectionTypes.AiTool)[itemIndex] === item;
 }
 
 /** The object a retry shares with the try before it, and the key of this item's invocation under it. */
@@ -50,7 +53,7 @@ function memoryKey(context: IExecuteFunctions, itemIndex: number): { holder: obj
 	const item: unknown = context.getInputData()[itemIndex];
 	if (item === undefined || item === null || typeof item !== 'object') return undefined;
 	const scope = `${context.getExecutionId() ?? ''}\u0000${context.getNode().id}`;
-	if (isToolExecution(context)) {
+	if (cameAsToolCall(context, item as INodeExecutionData, itemIndex)) {
 		const toolArgs: unknown = (item as INodeExecutionData).json;
 		if (toolArgs === undefined || toolArgs === null || typeof toolArgs !== 'object') return undefined;
 		return { holder: toolArgs, key: `${scope}\u0000tool\u0000${itemIndex}` };
