@@ -280,7 +280,8 @@ export function mcpRetryWorkflow(example: WorkflowRecord): WorkflowRecord {
 	const nodes = example.nodes as Array<NodeRecord & { webhookId?: string }>;
 	const trigger = nodes.find((candidate) => candidate.type.endsWith('.mcpTrigger')) as NodeRecord & { webhookId?: string };
 	const submitJob = nodes.find((candidate) => candidate.name === 'submit_job') as NodeRecord;
-	const { flowFileName: _native, ...common } = submitJob.parameters;
+	const common: Record<string, unknown> = { ...submitJob.parameters };
+	delete common.flowFileName;
 	const relay = { ...common, authentication: 'jobExecutionRelayApi', flowId: "={{ $fromAI('flowId', 'The flow ID (a UUID) to run', 'string') }}" };
 	const wait = { waitForCompletion: true, waitSettings: { pollInterval: 1, timeout: 1 } };
 	const tool = (name: string, parameters: Record<string, unknown>, via: Interface, n: number): NodeRecord =>
