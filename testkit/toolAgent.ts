@@ -18,15 +18,17 @@ const AGENT_NODE_TYPE = 'test.scriptedAgent';
 const TOOL_NAME = 'submit_job';
 
 /**
- * The tool variant n8n's server builds of a `usableAsTool` node (n8n 2.41.1, packages/cli src/tool-generation,
- * convertNodeToAiTool, used by NodeTypes.getByNameAndVersion for a type ending in "Tool"): the same node with its
- * name + "Tool", no main input, one ai_tool output and a Description field the agent reads.
+ * The tool variant n8n's server builds of a `usableAsTool` node (the n8n package 2.41.1,
+ * dist/tool-generation/ai-tools.js convertNodeToAiTool, used for a node type ending in "Tool"): the same node with its
+ * name + "Tool", no main input, one ai_tool output and a Description field the agent reads. test/e2e/mcp.e2e.ts checks
+ * the same retries in the real host.
  */
 function toolVariant(version = 1): INodeType {
 	const base = NodeHelpers.getVersionedNodeType(nodeClasses[ACTION_NODE_TYPE], version);
 	const description = {
 		...base.description,
 		name: `${base.description.name}Tool`,
+		displayName: `${base.description.displayName} Tool`,
 		inputs: [],
 		outputs: [NodeConnectionTypes.AiTool],
 		properties: [{ displayName: 'Description', name: 'toolDescription', type: 'string' as const, default: 'Submit a job' }, ...base.description.properties],
