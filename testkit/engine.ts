@@ -180,10 +180,6 @@ export interface RunNodeOptions {
 	credentials: CredentialsMap;
 	/** Input items of the node; one empty item by default. */
 	items?: IDataObject[];
-	/** The input item objects themselves (instead of `items`), e.g. the same objects in two executions. */
-	inputItems?: INodeExecutionData[];
-	/** The execution's id, as n8n's server gives each execution (context.getExecutionId()); none by default. */
-	executionId?: string;
 	continueOnFail?: boolean;
 	/** n8n's node settings Retry On Fail, Max Tries, Wait Between Tries (ms) and On Error, as the editor saves them. */
 	retryOnFail?: boolean;
@@ -240,13 +236,12 @@ export async function runActionNode(options: RunNodeOptions): Promise<RunNodeRes
 	const credentialsHelper = new InMemoryCredentialsHelper(options.credentials);
 	const { hooks, finished } = runHooks(options.mode ?? 'manual', 'test-execution', { id: 'test-workflow', name: 'test', nodes: [node], connections: {}, active: false });
 	const additionalData = additionalDataFor(credentialsHelper, hooks);
-	if (options.executionId !== undefined) additionalData.executionId = options.executionId;
 	const runExecutionData: IRunExecutionData = createRunExecutionData({
 		executionData: {
 			nodeExecutionStack: [
 				{
 					node,
-					data: { main: [options.inputItems ?? (options.items ?? [{}]).map((json) => ({ json }))] },
+					data: { main: [(options.items ?? [{}]).map((json) => ({ json }))] },
 					source: null,
 				},
 			],

@@ -6,7 +6,6 @@
  */
 import { advanceWhileWaiting, INTERFACES, SALES, startFixture } from '../../testkit/fixtures';
 import type { Fixture, Interface } from '../../testkit/fixtures';
-import { runActionNode } from '../../testkit/engine';
 import { runAgentWithTool } from '../../testkit/toolAgent';
 import type { AgentRunOptions } from '../../testkit/toolAgent';
 import { writeMeasuredBlock } from '../../testkit/measuredBlock';
@@ -112,27 +111,5 @@ describe.each(INTERFACES)('Submit as an AI tool under Retry On Fail (%s)', (kind
 		const outcomes = await runAgentWithTool({ credentials: fx.credentials, parameters: toolParameters(fx), calls: [[args()], [args()]], retryOnFail: true, maxTries: 3, waitBetweenTries: 0 });
 		expect(outcomes.map((outcome) => outcome.error)).toEqual([undefined, undefined]);
 		expect(fx.server.store.count()).toBe(2);
-	});
-});
-
-/**
- * What the memory must not take for a retry in a workflow: the very same item objects reaching Submit in another
- * execution (n8n passes items on by reference, e.g. into a sub-workflow). Run through WorkflowExecute.
- */
-describe.each(INTERFACES)('the same item objects in two executions (%s)', (kind: Interface) => {
-	let fx: Fixture;
-	afterEach(async () => {
-		await fx.server.close();
-	});
-
-	test('each execution submits each item once, with Retry On Fail on', async () => {
-		fx = await startFixture(kind);
-		const items = [{ json: { n: 0 } }, { json: { n: 1 } }];
-		const parameters = { authentication: fx.authentication, resource: 'job', operation: 'submit', ...fx.flow(SALES), runProfileName: 'default' };
-		const run = (executionId: string) => runActionNode({ credentials: fx.credentials, parameters, inputItems: items, executionId, retryOnFail: true, maxTries: 3, waitBetweenTries: 10 });
-		const first = await run('1001');
-		const second = await run('1002');
-		expect(fx.server.store.count()).toBe(4);
-		expect(new Set([...first.json, ...second.json].map((json) => json.jobId)).size).toBe(4);
 	});
 });
