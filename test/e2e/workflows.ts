@@ -238,7 +238,9 @@ export const LOOP_WORKFLOW_ID = 'jobExecE2eLoop01';
 export function subWorkflowTwiceWorkflow(flowFile: string): WorkflowRecord {
 	const entry = node('From the parent', 'n8n-nodes-base.executeWorkflowTrigger', { inputSource: 'passthrough' }, { typeVersion: 1.1 });
 	const submitNode = numberedSubmit('Submit in the sub-workflow', flowFile, [400, 0]);
-	const sub = linked('jobExecE2eSubIn1', 'e2e: the sub-workflow', [entry, submitNode], [[entry, submitNode]]);
+	// No id of its own: n8n gives a sub-workflow passed as JSON its parent's (its executions are stored under it).
+	const sub: Partial<WorkflowRecord> = linked('jobExecE2eSubIn1', 'e2e: the sub-workflow', [entry, submitNode], [[entry, submitNode]]);
+	delete sub.id;
 	const call = (name: string) =>
 		node(name, 'n8n-nodes-base.executeWorkflow', { source: 'parameter', workflowJson: JSON.stringify(sub), mode: 'once', options: {} }, { typeVersion: 1.2 });
 	const start = manual();
