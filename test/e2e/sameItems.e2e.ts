@@ -1,7 +1,7 @@
 /**
- * The same items reaching Submit again as new work, inside a real n8n (`n8n execute`), with Retry On Fail on: through
- * one sub-workflow called twice (Execute Workflow) and through a back edge that runs Submit twice in one execution.
- * Submit's retry memory must not take either for a retry: one job per item per Submit run, counted at the server.
+ * The same items reaching Submit again as new work, inside a real n8n (`n8n execute`), with Retry On Fail on: a back
+ * edge runs Submit twice in one execution with the same item objects, and the workflow runs twice. Submit's retry
+ * memory must not take either for a retry: one job per item per Submit run, counted at the server.
  */
 import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
@@ -13,7 +13,7 @@ import type { ExecutedWorkflow } from '../../host/n8n';
 import { openSession } from '../../host/session';
 import type { Session } from '../../host/session';
 import { importIntoN8n } from '../../host/workspace';
-import { backEdgeLoopWorkflow, LOOP_WORKFLOW_ID, SUBWORKFLOW_WORKFLOW_ID, subWorkflowTwiceWorkflow } from './workflows';
+import { backEdgeLoopWorkflow, LOOP_WORKFLOW_ID } from './workflows';
 
 const versions = (process.env.E2E_N8N_VERSIONS ?? Object.keys(HOSTS).join(',')).split(',').filter(Boolean);
 const log = (line: string) => process.stderr.write(`[e2e same items] ${line}\n`);
@@ -28,7 +28,7 @@ describe.each(versions)('the same items through Submit again, in n8n %s', (versi
 	beforeAll(async () => {
 		userFolder = mkdtempSync(join(tmpdir(), `job-execution-e2e-same-items-${version}-`));
 		session = await openSession({ hostVersion: version, userFolder, log, server: { stepMs: 300 } });
-		await importIntoN8n(session.n8n, [], [subWorkflowTwiceWorkflow(SALES), backEdgeLoopWorkflow(SALES)]);
+		await importIntoN8n(session.n8n, [], [backEdgeLoopWorkflow(SALES)]);
 	}, 20 * 60_000);
 
 	afterAll(async () => {
@@ -43,16 +43,6 @@ describe.each(versions)('the same items through Submit again, in n8n %s', (versi
 		return perItem;
 	};
 	const known = () => new Set(session.server.store.all().map((job) => job.id));
-
-	test('a sub-workflow called twice with the same items: each sub-execution submits each item once', async () => {
-		const before = known();
-		const executed = await executeWorkflow(session.n8n, SUBWORKFLOW_WORKFLOW_ID);
-		expect(outcome(executed)).toEqual({ code: 0, error: undefined });
-		const returned = [...nodeItems(executed, 'Call the sub-workflow'), ...nodeItems(executed, 'Call it again')];
-		log(`sub-workflow twice: jobs per item ${jobsPerItem(before).join('/')}; ${returned.length} items returned`);
-		expect(jobsPerItem(before)).toEqual([2, 2]);
-		expect(new Set(returned.map((json) => json.jobId)).size).toBe(4);
-	});
 
 	test('a back edge runs Submit twice in one execution with the same items: each run submits each item; a second execution again', async () => {
 		const before = known();

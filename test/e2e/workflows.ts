@@ -230,28 +230,7 @@ function linked(id: string, name: string, nodes: NodeRecord[], links: Link[]): W
 	return { id, name, active: false, nodes, connections, settings: { executionOrder: 'v1' } };
 }
 
-export const SUBWORKFLOW_WORKFLOW_ID = 'jobExecE2eSubWf1';
 export const LOOP_WORKFLOW_ID = 'jobExecE2eLoop01';
-
-// Two items go, as they are, to the same sub-workflow twice (two Execute Workflow nodes fed by one node); the
-// sub-workflow passes them through to Submit. Two sub-executions: each must submit each item once.
-export function subWorkflowTwiceWorkflow(flowFile: string): WorkflowRecord {
-	const entry = node('From the parent', 'n8n-nodes-base.executeWorkflowTrigger', { inputSource: 'passthrough' }, { typeVersion: 1.1 });
-	const submitNode = numberedSubmit('Submit in the sub-workflow', flowFile, [400, 0]);
-	// No id of its own: n8n gives a sub-workflow passed as JSON its parent's (its executions are stored under it).
-	const sub: Partial<WorkflowRecord> = linked('jobExecE2eSubIn1', 'e2e: the sub-workflow', [entry, submitNode], [[entry, submitNode]]);
-	delete sub.id;
-	const call = (name: string) =>
-		node(name, 'n8n-nodes-base.executeWorkflow', { source: 'parameter', workflowJson: JSON.stringify(sub), mode: 'once', options: {} }, { typeVersion: 1.2 });
-	const start = manual();
-	const items = twoItems();
-	const [first, second] = [call('Call the sub-workflow'), call('Call it again')];
-	return linked(SUBWORKFLOW_WORKFLOW_ID, 'e2e: one sub-workflow called twice with the same items', [start, items, first, second], [
-		[start, items],
-		[items, first],
-		[items, second],
-	]);
-}
 
 // A back edge: "Loop head" passes the two items to Submit and to "Again?", which sends the same items back to
 // "Loop head" once. Submit runs twice in one execution with the same item objects: each run submits each item.
