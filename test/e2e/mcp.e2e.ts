@@ -16,6 +16,8 @@ import { N8nRestClient } from '../../host/n8nRest';
 import { openSession } from '../../host/session';
 import type { Session } from '../../host/session';
 import { activateWorkflow, createOwner, DEMO_OWNER, EXAMPLE_IDS, exampleWorkflows, importIntoN8n } from '../../host/workspace';
+import type { WorkflowRecord } from '../../host/workspace';
+import { MCP_RETRY_PATH, MCP_RETRY_TOOLS, MCP_RETRY_WORKFLOW_ID, mcpRetryWorkflow } from './workflows';
 
 // Both hosts serve MCP: 1.123.81's trigger (up to v2, the example's version) and tool variants work as 2.41.1's do.
 const versions = (process.env.E2E_N8N_VERSIONS ?? Object.keys(HOSTS).join(',')).split(',').filter(Boolean);
@@ -97,6 +99,8 @@ describe.each(versions)('an AI agent through the MCP Server Trigger of n8n %s', 
 	let mcpToken: string;
 	// Every text a tool returned and every n8n log line that showed a key, checked at the end.
 	const toolTexts: string[] = [];
+	// The same for the Retry On Fail server's calls (kept apart: the count of the example's calls is checked).
+	const retryTexts: string[] = [];
 	const leakingLogLines: string[] = [];
 	const secrets = () => [session.service.nativeToken, session.service.relayApiKey, session.service.userApiKey, mcpToken];
 	const mcpUrl = () => new URL(`${n8n.url}/mcp/${MCP_PATH}`);
@@ -109,8 +113,9 @@ describe.each(versions)('an AI agent through the MCP Server Trigger of n8n %s', 
 		if (!workflow) throw new Error('the MCP example workflow is missing from examples/');
 		example = workflow as unknown as { nodes: ExampleNode[] };
 		mcpToken = session.mcpToken;
-		await importIntoN8n(session.n8n, [], [workflow]);
+		await importIntoN8n(session.n8n, [], [workflow, mcpRetryWorkflow(workflow as WorkflowRecord)]);
 		await activateWorkflow(session.n8n, WORKFLOW_ID);
+		await activateWorkflow(session.n8n, MCP_RETRY_WORKFLOW_ID);
 		// The most talkative level, so the log check covers everything n8n writes; every line is checked.
 		session.n8n.logLevel = 'debug';
 		const keys = secrets();
@@ -129,9 +134,9 @@ describe.each(versions)('an AI agent through the MCP Server Trigger of n8n %s', 
 		rmSync(userFolder, { recursive: true, force: true });
 	});
 
-	async function connect(kind: Transport): Promise<McpClient> {
+	async function connect(kind: Transport, url = mcpUrl()): Promise<McpClient> {
 		const client = sdk.newClient();
-		await client.connect(sdk.transport(kind, mcpUrl(), { authorization: `Bearer ${mcpToken}` }));
+		await client.connect(sdk.transport(kind, url, { authorization: `Bearer ${mcpToken}` }));
 		return client;
 	}
 
@@ -256,6 +261,70 @@ describe.each(versions)('an AI agent through the MCP Server Trigger of n8n %s', 
 		}
 	});
 
+	/**
+	 * n8n retries a tool itself (makeHandleToolInvocation: a new run index and input item per try, the same arguments
+	 * object): Submit must recognise its own invocation, and a new call with equal arguments must still submit.
+	 */
+	describe('Submit tools with Retry On Fail (3 tries)', () => {
+		let client: McpClient;
+		const figures: string[] = [];
+		beforeAll(async () => {
+			await mcpEndpointRegistered(new URL(`${n8n.url}/mcp/${MCP_RETRY_PATH}`), () => n8n.output());
+			client = await connect('streamable HTTP', new URL(`${n8n.url}/mcp/${MCP_RETRY_PATH}`));
+		});
+		afterAll(async () => {
+			await client?.close();
+			log(`Retry On Fail, jobs per agent call: ${figures.join('; ')}`);
+		});
+		const flowArgs = (via: 'native' | 'relay', file: string) => {
+			const flow = session.server.catalog.flows.find((candidate) => candidate.flowFileName === file);
+			return via === 'native' ? { flowFileName: file, runProfile: 'default' } : { flowId: flow?.flowId, runProfile: 'default' };
+		};
+		async function retried(name: string, args: Record<string, unknown>): Promise<{ result: ToolResult; jobs: string[] }> {
+			const before = new Set(session.server.store.all().map((job) => job.id));
+			const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 });
+			retryTexts.push(JSON.stringify(result));
+			return { result, jobs: session.server.store.all().filter((job) => !before.has(job.id)).map((job) => job.id) };
+		}
+
+		test('lists the four Submit tools', async () => {
+			const { tools } = await client.listTools();
+			expect(tools.map((tool) => tool.name).sort()).toEqual(MCP_RETRY_TOOLS);
+		});
+
+		test.each(['native', 'relay'] as const)('%s: the service creates the job, then answers 500: one job, and the agent is told it may exist', async (via) => {
+			session.server.faults.inject({ kind: 'status', status: 500, after: true, method: 'POST', api: via });
+			try {
+				const { result, jobs } = await retried(via === 'native' ? 'submit_job' : 'submit_job_relay', flowArgs(via, '/Shared/Flows/sales.flow'));
+				figures.push(`created then 500 (${via}): ${jobs.length}`);
+				expect(jobs).toHaveLength(1);
+				expect(result).toMatchObject({ isError: true });
+				expect(textOf(result)).toMatch(/was not submitted again on n8n's retry: its first submission may have created a job/);
+			} finally {
+				session.server.faults.clear();
+			}
+		});
+
+		test.each(['native', 'relay'] as const)('%s: Wait for Completion, Timeout 1 s, on a running job: one job; the retries wait for it', async (via) => {
+			// monthly-report runs 5 steps: longer than the first try's 1 s wait.
+			const { result, jobs } = await retried(via === 'native' ? 'submit_and_wait' : 'submit_and_wait_relay', flowArgs(via, '/Shared/Flows/monthly-report.flow'));
+			figures.push(`wait timeout 1 s (${via}): ${jobs.length}`);
+			expect(jobs).toHaveLength(1);
+			// A later try may see the job end; either way the agent hears of that one job.
+			if (result.isError) expect(textOf(result)).toMatch(new RegExp(`Timed out after 1 s waiting for job ${jobs[0]}`));
+			else expect(itemsOf(result)[0]).toMatchObject({ jobId: jobs[0] });
+		});
+
+		test('a new call with equal arguments is new work: two calls, two jobs', async () => {
+			const args = flowArgs('native', '/Shared/Flows/sales.flow');
+			const first = await retried('submit_job', args);
+			const second = await retried('submit_job', args);
+			expect([first.jobs.length, second.jobs.length]).toEqual([1, 1]);
+			expect(first.jobs[0]).not.toBe(second.jobs[0]);
+			expect(itemsOf(second.result)[0]).toMatchObject({ jobId: second.jobs[0] });
+		});
+	});
+
 	test('a client without the MCP bearer token is refused', async () => {
 		const client = sdk.newClient();
 		await expect(client.connect(sdk.transport('streamable HTTP', mcpUrl(), { authorization: 'Bearer not-the-token' }))).rejects.toThrow(/Authorization data is wrong/);
@@ -281,7 +350,7 @@ describe.each(versions)('an AI agent through the MCP Server Trigger of n8n %s', 
 		const statuses = executions.reduce<Record<string, number>>((counts, execution) => ({ ...counts, [execution.status]: (counts[execution.status] ?? 0) + 1 }), {});
 		log(`${executions.length} executions recorded: ${JSON.stringify(statuses)}; ${toolTexts.length} tool results checked`);
 		for (const secret of secrets()) {
-			for (const text of [...toolTexts, ...records]) expect(text).not.toContain(secret);
+			for (const text of [...toolTexts, ...retryTexts, ...records]) expect(text).not.toContain(secret);
 		}
 		expect(leakingLogLines).toEqual([]);
 	});

@@ -9,6 +9,7 @@
  * | default mode: static data saved only when a poll emits, and after the activation poll | testkit/poller.ts (trigger's) | trigger-execution-context.factory.js, ActiveWorkflowManager.add |
  * | durable poll cursors (2.41): poller_state moves after a poll that fires nothing | testkit/poller.ts (trigger's) | poll-cursor.service.js, poll-trigger-executor.js |
  * | the poll budget: getPollBudgetMs on 2.41's PollContext, absent on 1.x | testkit/poller.ts withoutPollBudget | n8n-core poll-context.js |
+ * | the node as an agent's tool: its tool variant, and n8n-core's own tool retries (makeHandleToolInvocation) | testkit/toolAgent.ts | n8n dist/tool-generation/ai-tools.js; checked by test/e2e/mcp.e2e.ts (Submit tools with Retry On Fail) |
  */
 import { execFileSync } from 'child_process';
 import { mkdtempSync, rmSync } from 'fs';

@@ -198,3 +198,82 @@ export function stateTriggerWorkflow(id: string, pollCron: string): WorkflowReco
 	const sink = node('Done', 'n8n-nodes-base.noOp', {});
 	return workflow(id, `e2e: trigger state ${id}`, trigger, [[sink]]);
 }
+
+// Submit (Retry On Fail on) with one job parameter carrying the item's number, so that jobs can be counted per item.
+function numberedSubmit(name: string, flowFile: string, position: [number, number]): NodeRecord {
+	const submitNode: SettingsNode = node(
+		name,
+		ACTION,
+		{
+			authentication: 'jobExecutionApi',
+			resource: 'job',
+			operation: 'submit',
+			flowFileName: flowFile,
+			runProfileName: 'default',
+			parameters: { parameter: [{ name: 'item', type: 'integer', value: '={{ $json.n }}' }] },
+		},
+		{ credentials: credentialOf('native'), position },
+	);
+	return Object.assign(submitNode, { retryOnFail: true, maxTries: 3, waitBetweenTries: 100 });
+}
+
+const twoItems = () => node('Two items', 'n8n-nodes-base.code', { jsCode: 'return [0, 1].map((n) => ({ json: { n } }));' }, { typeVersion: 2 });
+type Link = [from: NodeRecord, to: NodeRecord, output?: number];
+
+function linked(id: string, name: string, nodes: NodeRecord[], links: Link[]): WorkflowRecord {
+	const connections: Record<string, { main: Array<Array<{ node: string; type: 'main'; index: number }>> }> = {};
+	for (const [from, to, output = 0] of links) {
+		connections[from.name] ??= { main: [] };
+		while (connections[from.name].main.length <= output) connections[from.name].main.push([]);
+		connections[from.name].main[output].push({ node: to.name, type: 'main', index: 0 });
+	}
+	return { id, name, active: false, nodes, connections, settings: { executionOrder: 'v1' } };
+}
+
+export const LOOP_WORKFLOW_ID = 'jobExecE2eLoop01';
+
+// A back edge: "Loop head" passes the two items to Submit and to "Again?", which sends the same items back to
+// "Loop head" once. Submit runs twice in one execution with the same item objects: each run submits each item.
+export function backEdgeLoopWorkflow(flowFile: string): WorkflowRecord {
+	const start = manual();
+	const items = twoItems();
+	const head = node('Loop head', 'n8n-nodes-base.noOp', {});
+	const submitNode = numberedSubmit('Submit in the loop', flowFile, [600, -200]);
+	const again = node('Again?', 'n8n-nodes-base.if', { conditions: { boolean: [{ value1: '={{ $runIndex < 1 }}', value2: true }] } }, { typeVersion: 1 });
+	return linked(LOOP_WORKFLOW_ID, 'e2e: the same items through Submit twice by a back edge', [start, items, head, submitNode, again], [
+		[start, items],
+		[items, head],
+		[head, submitNode],
+		[head, again],
+		[again, head, 0],
+	]);
+}
+
+export const MCP_RETRY_WORKFLOW_ID = 'jobExecE2eMcpRtr';
+export const MCP_RETRY_PATH = 'job-execution-retry';
+export const MCP_RETRY_TOOLS = ['submit_and_wait', 'submit_and_wait_relay', 'submit_job', 'submit_job_relay'];
+
+/**
+ * The MCP example's server with Retry On Fail (3 tries, none waited between) on Submit tools: its submit_job as it
+ * is, the same over the relay, and both with Wait for Completion (Timeout 1 s), on their own MCP path.
+ */
+export function mcpRetryWorkflow(example: WorkflowRecord): WorkflowRecord {
+	const nodes = example.nodes as Array<NodeRecord & { webhookId?: string }>;
+	const trigger = nodes.find((candidate) => candidate.type.endsWith('.mcpTrigger')) as NodeRecord & { webhookId?: string };
+	const submitJob = nodes.find((candidate) => candidate.name === 'submit_job') as NodeRecord;
+	const common: Record<string, unknown> = { ...submitJob.parameters };
+	delete common.flowFileName;
+	const relay = { ...common, authentication: 'jobExecutionRelayApi', flowId: "={{ $fromAI('flowId', 'The flow ID (a UUID) to run', 'string') }}" };
+	const wait = { waitForCompletion: true, waitSettings: { pollInterval: 1, timeout: 1 } };
+	const tool = (name: string, parameters: Record<string, unknown>, via: Interface, n: number): NodeRecord =>
+		Object.assign({ ...submitJob, id: `5d0c4f4e-0006-4000-8000-00000000000${n}`, name, parameters, credentials: credentialOf(via), position: [n * 220, 300] as [number, number] }, { retryOnFail: true, maxTries: 3, waitBetweenTries: 0 });
+	const tools = [
+		tool('submit_job', submitJob.parameters, 'native', 1),
+		tool('submit_job_relay', relay, 'relay', 2),
+		tool('submit_and_wait', { ...submitJob.parameters, ...wait }, 'native', 3),
+		tool('submit_and_wait_relay', { ...relay, ...wait }, 'relay', 4),
+	];
+	const server = { ...trigger, id: '5d0c4f4e-0006-4000-8000-000000000000', webhookId: '5d0c4f4e-0006-4000-8000-0000000000aa', parameters: { ...trigger.parameters, path: MCP_RETRY_PATH } };
+	const connections = Object.fromEntries(tools.map((node) => [node.name, { ai_tool: [[{ node: server.name, type: 'ai_tool', index: 0 }]] }]));
+	return { id: MCP_RETRY_WORKFLOW_ID, name: 'e2e: MCP tools with Retry On Fail', active: false, nodes: [server, ...tools], connections, settings: example.settings };
+}

@@ -17,6 +17,7 @@ import { runActionNode } from '../engine';
 import type { CredentialsMap } from '../engine';
 import { searchList } from '../listSearch';
 import { createPoller } from '../poller';
+import { runAgentWithTool } from '../toolAgent';
 import { FUZZ_JOB_ID, saneJob } from './bodies';
 import { allSecretForms, credentialsFor } from './credentials';
 import { testCredential } from './credentialTest';
@@ -217,6 +218,12 @@ async function runTarget(scenario: Scenario, url: string, probe: Probe): Promise
 		} catch (error) {
 			return { output: null, error };
 		}
+	}
+	if (scenario.tool) {
+		// One agent call of the node's tool variant: n8n-core's makeHandleToolInvocation runs the tries.
+		const calls = [[{}]];
+		const [outcome] = await runAgentWithTool({ credentials, parameters: parametersFor(scenario), calls, retryOnFail: true, maxTries: scenario.tool.maxTries, waitBetweenTries: 0 });
+		return { output: outcome, error: outcome?.error };
 	}
 	const result = await runActionNode({ credentials, parameters: parametersFor(scenario) });
 	return { output: result.json, error: result.error };

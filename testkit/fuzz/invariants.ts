@@ -30,6 +30,7 @@ export const INVARIANTS = [
 	'stateBound',
 	'pacing',
 	'answerNotRetried',
+	'submitOnce',
 	'harness',
 ] as const;
 export type Invariant = (typeof INVARIANTS)[number];
@@ -78,7 +79,8 @@ export function timeBoundMs(scenario: Scenario, heldMs = 0, callMs = limitsFor(s
 		case 'trigger':
 			return scenario.polls * (callMs + 500) + SLACK_MS + heldMs;
 		default:
-			return callMs + wait + SLACK_MS;
+			// As a tool under Retry On Fail, n8n runs the node up to maxTries times (makeHandleToolInvocation).
+			return (callMs + wait) * (scenario.tool?.maxTries ?? 1) + SLACK_MS;
 	}
 }
 
@@ -199,6 +201,19 @@ function answersNotRetried(observed: Observed): Violation[] {
 	return [];
 }
 
+/**
+ * One job per invocation: once a submission may have created the job (an answer of 2xx or 5xx, or none in time),
+ * nothing submits again in the run, whoever retries (n8n's Retry On Fail for nodes or for tools). A 3xx or 4xx
+ * answer may have refused it, and a retry may send it again.
+ */
+function submitsOnce({ requests }: Observed): Violation[] {
+	const submissions = requests.filter((request) => request.route === 'submit');
+	const first = submissions.findIndex((request) => request.status < 300 || request.status >= 500);
+	if (first === -1 || first === submissions.length - 1) return [];
+	const again = submissions.length - 1 - first;
+	return [{ invariant: 'submitOnce', detail: `submitted ${again} more time(s) after a submission answered HTTP ${submissions[first].status} (the job may exist)` }];
+}
+
 /** The fuzzer's own guard: against a service that behaves, every run succeeds (else its checks prove nothing). */
 function saneRunSucceeds({ scenario }: Observed, report: ChildReport): Violation[] {
 	if (scenario.classes.length !== 1 || scenario.classes[0] !== 'sane') return [];
@@ -211,7 +226,7 @@ function saneRunSucceeds({ scenario }: Observed, report: ChildReport): Violation
 export function checkInvariants(observed: Observed): Violation[] {
 	const fatal = survival(observed);
 	const { report } = observed;
-	const pace = [...pacing(observed), ...answersNotRetried(observed)];
+	const pace = [...pacing(observed), ...answersNotRetried(observed), ...submitsOnce(observed)];
 	const home = observed.recorderRequests > 0 ? [{ invariant: 'keysStayHome' as const, detail: `${observed.recorderRequests} request(s) reached another origin` }] : [];
 	if (fatal.length > 0 || !report) return [...fatal, ...pace, ...home];
 	return [...resources(observed, report), ...keysAndOutput(observed, report), ...events(observed, report), ...pace, ...saneRunSucceeds(observed, report)];

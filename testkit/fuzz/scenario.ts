@@ -83,6 +83,8 @@ export const CLASSES = [
 	'waitPacing',
 	'illFormedText',
 	'bigNumbers',
+	/** Submit run as an AI agent's tool under n8n's Retry On Fail (makeHandleToolInvocation), its try failing after the submission. */
+	'aiToolRetry',
 ] as const;
 export type ClassName = (typeof CLASSES)[number];
 
@@ -109,6 +111,8 @@ export interface Scenario {
 	wait?: WaitSettings;
 	/** Reads of the job that answer RUNNING before it completes (wait operations). */
 	runningReads: number;
+	/** Run as an agent's tool, one invocation, with Retry On Fail and this many tries (n8n clamps them to 2-5). */
+	tool?: { maxTries: number };
 }
 
 /** Which routes a target uses. */
@@ -137,6 +141,7 @@ function targetsFor(className: ClassName): Target[] {
 	if (WORLD_CLASSES.includes(className)) return ['trigger'];
 	if (className === 'logParserCpu') return ['get', 'wait', 'getMany', 'trigger'];
 	if (className === 'waitPacing') return ['wait', 'submitAndWait'];
+	if (className === 'aiToolRetry') return ['submit', 'submitAndWait'];
 	if (className === 'sane') return [...TARGETS];
 	if (className === 'echoLog') return ['get', 'wait', 'submitAndWait', 'getMany', 'trigger'];
 	return TARGETS.filter((target) => target !== 'navigationUrl');
@@ -164,6 +169,9 @@ function routeFault(random: Random, className: ClassName, target: Target): Fault
 			return random.chance(0.5)
 				? { kind: 'logCpu', pattern: 'blanks', size: random.int(20_000, 80_000) }
 				: { kind: 'logCpu', pattern: 'unclosed', size: random.int(6_000, 12_000) };
+		case 'aiToolRetry':
+			// The submission's outcome is unknown (the job may exist): a try fails after it, and n8n tries again.
+			return { kind: 'status', status: random.pick([500, 502, 503, 504]) };
 		case 'errorCodes':
 		case 'waitPacing':
 			return { kind: 'status', status: className === 'waitPacing' ? random.pick([500, 503]) : random.pick(STATUSES) };
@@ -227,12 +235,14 @@ function placeFault(random: Random, scenario: Scenario, className: ClassName, fa
 	// Echoed logs and parse-log padding are job bodies: they go where finished jobs are read.
 	if (fault.kind === 'echoLog' || fault.kind === 'logCpu') route = routes.includes('read') ? 'read' : routes.includes('history') ? 'history' : route;
 	if (className === 'waitPacing') route = 'read';
+	// The tool's try fails on its submission, or (Submit and wait) on every read of the job it created.
+	if (className === 'aiToolRetry') route = routes.includes('read') && random.chance(0.5) ? 'read' : 'submit';
 	const taken = scenario.faults.filter((placed) => placed.route === route);
 	const end = scenario.target === 'trigger' ? scenario.polls - scenario.sanePolls : Number.MAX_SAFE_INTEGER;
 	let from = scenario.target === 'trigger' ? random.int(1, end - 1) : 0;
 	if (taken.length > 0) from = Math.max(...taken.map((placed) => placed.to));
 	if (from >= end) return undefined;
-	const once = className === 'waitPacing' || random.chance(0.5);
+	const once = className === 'waitPacing' || (random.chance(0.5) && !(className === 'aiToolRetry' && route === 'read'));
 	// Past the backoff cap, the transient error outlasts one call's attempts (4), so that the wait's own backoff shows.
 	const span = className === 'waitPacing' && (scenario.wait?.pollInterval ?? 0) > 60 ? 4 : 1;
 	return { route, from, to: once ? from + span : end, fault, className };
@@ -276,6 +286,7 @@ export function scenarioFor(seed: number): Scenario {
 		if (placed) scenario.faults.push(placed);
 		else if (fault) classes.splice(classes.indexOf(name), 1);
 	}
+	if (classes.includes('aiToolRetry')) scenario.tool = { maxTries: random.int(2, 5) };
 	return scenario;
 }
 
@@ -292,6 +303,7 @@ export function describeScenario(scenario: Scenario): string {
 		scenario.statusOnly ? 'Status Only' : '',
 		scenario.wait ? `Poll Interval ${scenario.wait.pollInterval} s, Timeout ${scenario.wait.timeout} s` : '',
 		scenario.target === 'trigger' ? `${scenario.polls} polls (last ${scenario.sanePolls} sane)` : '',
+		scenario.tool ? `as an AI tool, Retry On Fail, ${scenario.tool.maxTries} tries` : '',
 	].filter(Boolean);
 	return [`target ${scenario.target}, credential ${scenario.variant}${options.length ? `, ${options.join(', ')}` : ''}`, ...faults, ...world].join('\n  ');
 }
