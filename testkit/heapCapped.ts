@@ -31,6 +31,10 @@ export interface ChildOutcome {
 	peakRssMiB?: number;
 	/** Longest event-loop block seen while the node ran (ms, 10 ms resolution). */
 	maxBlockMs?: number;
+	/** The same in CPU time (waiting for a core on a loaded machine does not count; see watchCpuBlocks). */
+	maxCpuBlockMs?: number;
+	/** Resident memory of the child once n8n-core and the engine are loaded and warm, before the run (MiB). */
+	baseRssMiB?: number;
 	error?: string;
 	description?: string;
 	items?: number;
