@@ -27,7 +27,9 @@ export type Fault =
 	| { kind: 'redirect'; status: number }
 	| { kind: 'echo'; status: number; form: EchoForm; json: boolean }
 	/** A 200 whose job log holds every request header. */
-	| { kind: 'echoLog'; form: EchoForm };
+	| { kind: 'echoLog'; form: EchoForm }
+	/** A conforming answer of real size: every job's log `logBytes` long, and lists of `jobs` jobs (issue 26 §1). */
+	| { kind: 'bigLogs'; logBytes: number; jobs: number };
 
 /** A fault on a route for request numbers (operations) or poll numbers (trigger) in [from, to). */
 export interface RouteFault {
@@ -74,6 +76,7 @@ export const CLASSES = [
 	'echoError',
 	'echoLog',
 	'waitPacing',
+	'realisticSize',
 ] as const;
 export type ClassName = (typeof CLASSES)[number];
 
@@ -130,6 +133,7 @@ function targetsFor(className: ClassName): Target[] {
 	if (className === 'waitPacing') return ['wait', 'submitAndWait'];
 	if (className === 'sane') return [...TARGETS];
 	if (className === 'echoLog') return ['get', 'wait', 'submitAndWait', 'getMany', 'trigger'];
+	if (className === 'realisticSize') return ['get', 'wait', 'submitAndWait', 'getMany', 'trigger', 'listSearch', 'credentialTest'];
 	return TARGETS.filter((target) => target !== 'navigationUrl');
 }
 
@@ -172,6 +176,8 @@ function routeFault(random: Random, className: ClassName, target: Target): Fault
 			return { kind: 'echo', status: random.pick([400, 401, 403, 404, 429, 500, 503]), form: random.pick(ECHO_FORMS), json: random.chance(0.5) };
 		case 'echoLog':
 			return { kind: 'echoLog', form: random.pick(ECHO_FORMS) };
+		case 'realisticSize':
+			return { kind: 'bigLogs', logBytes: random.pick([100 * 1024, 400 * 1024, 1024 * 1024]), jobs: 100 };
 		default:
 			return undefined;
 	}
@@ -212,7 +218,7 @@ function placeFault(random: Random, scenario: Scenario, className: ClassName, fa
 	const routes = routesOf(scenario.target);
 	let route = random.pick(routes);
 	// Echoed logs and parse-log padding are job bodies: they go where finished jobs are read.
-	if (fault.kind === 'echoLog' || fault.kind === 'logCpu') route = routes.includes('read') ? 'read' : routes.includes('history') ? 'history' : route;
+	if (fault.kind === 'echoLog' || fault.kind === 'logCpu' || fault.kind === 'bigLogs') route = routes.includes('read') ? 'read' : routes.includes('history') ? 'history' : route;
 	if (className === 'waitPacing') route = 'read';
 	const taken = scenario.faults.filter((placed) => placed.route === route);
 	const end = scenario.target === 'trigger' ? scenario.polls - scenario.sanePolls : Number.MAX_SAFE_INTEGER;

@@ -10,6 +10,7 @@ import type { AddressInfo, Socket } from 'node:net';
 
 import { startRecorder, transform } from '../hostileServer';
 import type { Listener } from '../hostileServer';
+import { realisticLog } from '../largeLists';
 import { adversarialLog, bomb, deepJob, encodeSmall, FUZZ_JOB_ID, hugeList, saneJob } from './bodies';
 import type { Encoding, WireBody } from './bodies';
 import { Random } from './random';
@@ -44,6 +45,8 @@ export interface FuzzService {
 }
 
 const ENCODINGS: Encoding[] = ['identity', 'identity', 'gzip', 'multiGzip', 'deflate', 'br'];
+/** Sane bodies longer than this are sent uncompressed. */
+const BIG_BODY_CHARS = 4 * 1024 * 1024;
 
 function nativeCall(message: IncomingMessage): { method: string; target: string } {
 	const url = message.url ?? '/';
@@ -124,8 +127,11 @@ class Service {
 		return this.sendFault(response, record, placed.fault, route, id, message.headers);
 	}
 
-	/** The body a service that behaves would send: changed only by faults that keep it readable. */
-	private saneBody(route: Route, id: string | undefined, log?: string): { status: number; text: string; ids?: string[] } {
+	/**
+	 * The body a service that behaves would send: changed only by faults that keep it readable (a log in every job, and
+	 * `jobs` jobs in a list the world does not make).
+	 */
+	private saneBody(route: Route, id: string | undefined, log?: string, jobs = 5): { status: number; text: string; ids?: string[] } {
 		const withLog = (job: Record<string, unknown>) => (log !== undefined ? { ...job, log } : job);
 		if (route === 'submit') return { status: 200, text: JSON.stringify({ jobId: FUZZ_JOB_ID }) };
 		if (this.world) {
@@ -141,12 +147,14 @@ class Service {
 			const job = saneJob(FUZZ_JOB_ID, done ? 'COMPLETED' : 'RUNNING', { start: 1767603600000, end: done ? 1767603660000 : null });
 			return { status: 200, text: JSON.stringify(withLog(job)) };
 		}
-		const list = Array.from({ length: 5 }, (_, n) => saneJob(`00000000-0000-4000-8000-00000000000${n}`, n % 2 ? 'RUNNING' : 'COMPLETED', { start: 1767603600000 + n, end: n % 2 ? null : 1767603660000 + n }));
+		const list = Array.from({ length: jobs }, (_, n) =>
+			saneJob(`00000000-0000-4000-8000-${String(n).padStart(12, '0')}`, n % 2 ? 'RUNNING' : 'COMPLETED', { start: 1767603600000 + n, end: n % 2 ? null : 1767603660000 + n }),
+		);
 		return { status: 200, text: JSON.stringify(list.map(withLog)) };
 	}
 
-	private sendSane(response: ServerResponse, record: ServedRequest, route: Route, id: string | undefined, log?: string): void {
-		const { status, text, ids } = this.saneBody(route, id, log);
+	private sendSane(response: ServerResponse, record: ServedRequest, route: Route, id: string | undefined, log?: string, jobs?: number): void {
+		const { status, text, ids } = this.saneBody(route, id, log, jobs);
 		record.status = status;
 		if (ids && (route === 'active' || route === 'history')) {
 			const seen = this.visible.get(this.poll) ?? { active: false, history: false, ids: [] };
@@ -154,7 +162,8 @@ class Service {
 			if (route === 'history') seen.ids = ids;
 			this.visible.set(this.poll, seen);
 		}
-		send(response, status, encodeSmall(text, this.encodingFor(route, record.index)));
+		// A list of real size (100 MiB) goes uncompressed: brotli would take the service minutes to write it.
+		send(response, status, encodeSmall(text, jobs !== undefined && text.length > BIG_BODY_CHARS ? 'identity' : this.encodingFor(route, record.index)));
 	}
 
 	private async sendFault(response: ServerResponse, record: ServedRequest, fault: Fault, route: Route, id: string | undefined, headers: IncomingHttpHeaders): Promise<void> {
@@ -170,6 +179,8 @@ class Service {
 				return this.sendSane(response, record, route, id, adversarialLog(fault.pattern, fault.size));
 			case 'echoLog':
 				return this.sendSane(response, record, route, id, `2026-01-05 09:00:00 [main] INFO request headers: ${transform(headerLines(headers), fault.form)}`);
+			case 'bigLogs':
+				return this.sendSane(response, record, route, id, realisticLog(FUZZ_JOB_ID, fault.logBytes), fault.jobs);
 			case 'status': {
 				const extra: Record<string, string> = {};
 				if (fault.retryAfter !== undefined) {
