@@ -233,7 +233,18 @@ async function listen(server: Server, sockets: Set<Socket>): Promise<string> {
 	return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
+/** Big bodies are built before the child starts: built at request time on a loaded machine, they outlast the attempt. */
+async function prebuild(scenario: Scenario): Promise<void> {
+	await Promise.all(
+		scenario.faults.map(async ({ fault }) => {
+			if (fault.kind === 'bomb') await bomb(fault.encoding, fault.shape, fault.mib);
+			if (fault.kind === 'hugeList') await hugeList(fault.items);
+		}),
+	);
+}
+
 export async function startFuzzService(scenario: Scenario): Promise<FuzzService> {
+	await prebuild(scenario);
 	const recorder = await startRecorder();
 	const service = new Service(scenario, recorder.url);
 	const sockets = new Set<Socket>();
