@@ -29,7 +29,7 @@ export const MAX_LIST_TOKEN_CHARS = 4096;
 export const LIST_CUT_FIELD = 'cutInList';
 
 /** Characters read between two yields to the event loop when one chunk (or a body read whole) is large. */
-const SLICE_CHARS = 512 * 1024;
+const SLICE_CHARS = 256 * 1024;
 
 export function listCutNote(): string {
 	return (
