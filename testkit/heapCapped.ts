@@ -18,6 +18,11 @@ export interface ChildRun {
 	credentials: CredentialsMap;
 	/** The transport's delays between retries (ms); the production ones when left out. */
 	retryDelaysMs?: number[];
+	/**
+	 * The transport's wall-clock limits (ms); the production ones when left out. A run measured for memory and CPU-time
+	 * blocks on a loaded machine lifts them: waiting for a core is not what it measures.
+	 */
+	limits?: { attemptMs: number; callMs: number };
 }
 
 export interface ChildOutcome {

@@ -79,6 +79,7 @@ function watchCpuBlocks(): { stop(): number } {
 export async function main(argument: string): Promise<void> {
 	const run = JSON.parse(argument) as ChildRun;
 	if (run.retryDelaysMs) transportTiming.retryDelaysMs = run.retryDelaysMs;
+	if (run.limits) Object.assign(transportTiming, run.limits);
 	await warmUp();
 	const baseRssMiB = Math.round(process.memoryUsage().rss / 2 ** 20);
 	const delay = monitorEventLoopDelay({ resolution: 10 });

@@ -30,6 +30,8 @@ export interface ServedRequest {
 	retryAfterMs?: number;
 	/** The Retry-After was an HTTP date (whole seconds: a client may read it up to a second short). */
 	retryAfterDate?: boolean;
+	/** The whole answer was handed to the connection (a client that gave up reading a 100 MiB list never gets it). */
+	delivered?: boolean;
 }
 
 export interface FuzzService {
@@ -121,6 +123,7 @@ class Service {
 		const unreadable = route === 'read' && id !== undefined && id === this.world?.unreadableId;
 		const record: ServedRequest = { at: Date.now(), route, index, poll: this.poll, fault: placed, status: 200 };
 		this.requests.push(record);
+		response.once('finish', () => (record.delivered = true));
 		if (route === 'unknown') return send(response, (record.status = 404), encodeSmall('{"message":"no such endpoint"}', 'identity'));
 		if (unreadable) return send(response, (record.status = this.world?.unreadableStatus ?? 500), encodeSmall('{"message":"this job cannot be read"}', 'identity'));
 		if (!placed) return this.sendSane(response, record, route, id);
