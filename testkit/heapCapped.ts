@@ -18,6 +18,11 @@ export interface ChildRun {
 	credentials: CredentialsMap;
 	/** The transport's delays between retries (ms); the production ones when left out. */
 	retryDelaysMs?: number[];
+	/**
+	 * The transport's wall-clock limits (ms); the production ones when left out. A run measured for memory and CPU-time
+	 * blocks on a loaded machine lifts them: waiting for a core is not what it measures.
+	 */
+	limits?: { attemptMs: number; callMs: number };
 }
 
 export interface ChildOutcome {
@@ -31,6 +36,10 @@ export interface ChildOutcome {
 	peakRssMiB?: number;
 	/** Longest event-loop block seen while the node ran (ms, 10 ms resolution). */
 	maxBlockMs?: number;
+	/** The same in CPU time (waiting for a core on a loaded machine does not count; see watchCpuBlocks). */
+	maxCpuBlockMs?: number;
+	/** Resident memory of the child once n8n-core and the engine are loaded and warm, before the run (MiB). */
+	baseRssMiB?: number;
 	error?: string;
 	description?: string;
 	items?: number;

@@ -11,7 +11,8 @@ import type { AxiosInstance } from 'axios';
 
 import { secretForms } from '../../nodes/shared/redaction';
 import { believe } from '../../nodes/shared/transport';
-import { MAX_ANSWER_VALUES, MAX_JOB_ANSWER_BYTES, MAX_LIST_ANSWER_BYTES } from '../../nodes/shared/transport/answer';
+import { MAX_ANSWER_VALUES, MAX_JOB_ANSWER_BYTES } from '../../nodes/shared/transport/answer';
+import { LIST_KEPT_WHOLE_BYTES } from '../../nodes/shared/transport/listReader';
 import { runActionNode } from '../../testkit/engine';
 import { credentialsFor } from '../../testkit/fixtures';
 import { INSTANT_FLOW, BENCH_CATALOG } from '../lib/catalog';
@@ -166,11 +167,11 @@ export async function measureAnswerBounds(): Promise<Figure[]> {
 	const parseOnly = median(Array.from({ length: 200 }, () => timed(() => JSON.parse(job)) * 1000));
 	const MiB = 1024 * 1024;
 	const shapes: Record<string, string> = {
-		'8 MiB list of 100 jobs with 80 KiB logs': JSON.stringify(Array.from({ length: 100 }, (_, n) => ({ id: `j${n}`, log: 'x'.repeat(MAX_LIST_ANSWER_BYTES / 100 - 200) }))),
+		'8 MiB list of 100 jobs with 80 KiB logs': JSON.stringify(Array.from({ length: 100 }, (_, n) => ({ id: `j${n}`, log: 'x'.repeat(LIST_KEPT_WHOLE_BYTES / 100 - 200) }))),
 		'100,000 empty objects (the value cap)': `[${'{},'.repeat(MAX_ANSWER_VALUES / 2 - 1)}{}]`,
 		'4 MiB job, one string': JSON.stringify({ id: 'j', log: 'y'.repeat(MAX_JOB_ANSWER_BYTES - 100) }),
 		'8 MiB of 2 Mi-character strings (cut)': JSON.stringify(Array.from({ length: 3 }, () => 'z'.repeat(2 * MiB + 100))),
-		'8 MiB of blanks inside one job': `{"id":${' '.repeat(MAX_LIST_ANSWER_BYTES - 100)}"j"}`,
+		'8 MiB of blanks inside one job': `{"id":${' '.repeat(LIST_KEPT_WHOLE_BYTES - 100)}"j"}`,
 	};
 	const blocks: string[] = [];
 	let worst = 0;

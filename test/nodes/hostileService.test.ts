@@ -11,7 +11,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { jobsToReadIndividually, loadState } from '../../nodes/JobExecutionTrigger/jobStatusTracker';
 import { MAX_PARSED_LOG_CHARS } from '../../nodes/shared/logParser';
-import { cutMarker, MAX_JOBS_PER_LIST, MAX_LIST_ANSWER_BYTES, MAX_STRING_CHARS, transportTiming } from '../../nodes/shared/transport';
+import { cutMarker, LIST_KEPT_WHOLE_BYTES, MAX_JOBS_PER_LIST, MAX_STRING_CHARS, transportTiming } from '../../nodes/shared/transport';
 import { deadlineBound } from '../../testkit/deadline';
 import { NODE_NAME, runActionNode } from '../../testkit/engine';
 import { runHeapCapped } from '../../testkit/heapCapped';
@@ -348,14 +348,14 @@ describe('the trigger against lists far over the 100 the service promises', () =
 		figures.stateAt100k = `state at 5,000 listed jobs: ${(size / 1024).toFixed(1)} KiB, first poll ${firstPollMs} ms`;
 	});
 
-	test('100,000 jobs (18 MB): the poll fails at once saying the answer is too large, one request per poll, state unchanged', async () => {
+	test('100,000 jobs (18 MB): the poll fails at once saying the answer holds too many values, one request per poll, state unchanged', async () => {
 		const variant: Variant = 'bearer';
 		const active = listOf(100_000);
-		expect(active.length).toBeGreaterThan(MAX_LIST_ANSWER_BYTES);
+		expect(active.length).toBeGreaterThan(LIST_KEPT_WHOLE_BYTES);
 		const server = await hostile((request) => ({ kind: 'raw', text: request.target.endsWith('filter=active') ? active : '[]' }));
 		const poller = createPoller(parameters('trigger', variant), credentialsFor(server.url)[variant]);
 		const before = JSON.stringify(poller.storedState());
-		await expect(poller.poll()).rejects.toThrow(`The service's answer is larger than 8 MiB (HTTP 200)`);
+		await expect(poller.poll()).rejects.toThrow(`The service's answer holds more than 100,000 values (HTTP 200)`);
 		expect(server.requests).toHaveLength(1);
 		expect(JSON.stringify(poller.storedState())).toBe(before);
 		figures.runs++;
@@ -385,6 +385,12 @@ describe.each(['bearer', 'relay'] as Variant[])('one reading of statuses in the 
 /** Every answer is bounded before it is believed (nodes/shared/transport/answer.ts), on every path to the service. */
 describe('answers beyond the bounds: bytes, values, nesting, items, log size', () => {
 	const credentials = (url: string) => credentialsFor(url).bearer;
+	/** What a job list says of each bomb: it is streamed (not kept) up to 256 MiB, and its values are counted as they come. */
+	const listRefusal: Record<string, string> = {
+		'br, 1 KB → 142,606,336 zeros': 'holds more than 100,000 values',
+		'multi-member gzip, 0.3 MB → a 288 MiB log': 'is larger than 256 MiB',
+		'gzip, 2.7 MB → 1,000,000 listed jobs': 'holds more than 100,000 values',
+	};
 	const bombs: Record<string, () => Promise<Answer>> = {
 		'br, 1 KB → 142,606,336 zeros': async () => ({ kind: 'encoded', encoding: 'br', bytes: await brotliZeros(136) }),
 		'multi-member gzip, 0.3 MB → a 288 MiB log': async () => ({ kind: 'encoded', encoding: 'gzip', bytes: gzipJobWithLog(JOB, 288) }),
@@ -426,8 +432,8 @@ describe('answers beyond the bounds: bytes, values, nesting, items, log size', (
 				const server = await hostile(() => answer);
 				const outcome = await run(server.url);
 				figures.runs++;
-				const cap = ['getMany', 'trigger', 'listSearch'].includes(target) ? '8 MiB' : '4 MiB';
-				expect({ target, message: outcome.message }).toEqual({ target, message: `The service's answer is larger than ${cap} (HTTP 200): not read further` });
+				const problem = ['getMany', 'trigger', 'listSearch'].includes(target) ? listRefusal[name] : 'is larger than 4 MiB';
+				expect({ target, message: outcome.message }).toEqual({ target, message: `The service's answer ${problem} (HTTP 200): not read further` });
 				expect(outcome.description).toContain('It was not retried');
 				expect(server.requests).toHaveLength(1);
 			}),

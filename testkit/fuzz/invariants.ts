@@ -183,14 +183,15 @@ function pacing(observed: Observed): Violation[] {
 
 /**
  * A complete 200 is an answer, however absurd (a bomb, a huge list): it is never asked for again within the same
- * call or poll (issue 20: "its own error, never retried"). Drips, silence and headers only are not complete answers.
- * Waits read their job again by design and are left out.
+ * call or poll (issue 20: "its own error, never retried"). Drips, silence and headers only are not complete answers,
+ * nor is one the client stopped reading at its deadline (never delivered whole). Waits read their job again by design
+ * and are left out.
  */
 function answersNotRetried(observed: Observed): Violation[] {
 	const { scenario, requests } = observed;
 	const callOf = (request: ServedRequest) => `${request.route}@${scenario.target === 'trigger' ? request.poll : 0}`;
 	for (const [n, request] of requests.entries()) {
-		const answered = request.status === 200 && request.fault?.fault.kind !== 'slow';
+		const answered = request.status === 200 && request.delivered === true && request.fault?.fault.kind !== 'slow';
 		if (!answered || request.route === 'read' || (scenario.target !== 'trigger' && scenario.target !== 'listSearch' && scenario.target !== 'getMany' && scenario.target !== 'credentialTest')) continue;
 		const again = requests.slice(n + 1).find((later) => callOf(later) === callOf(request));
 		if (again) {

@@ -229,5 +229,6 @@ export function reproduction(result: SeedResult, testFile = 'test/fuzz/fuzz.test
 		...result.violations.map((violation) => `  violated ${violation.invariant}: ${violation.detail}`),
 	];
 	if (result.report?.error) lines.push(`  the run's error: ${result.report.error.split('\n')[0].slice(0, 300)}`);
+	for (const poll of result.report?.polls ?? []) if (poll.error) lines.push(`  poll ${poll.poll} failed: ${poll.error.split('\n')[0].slice(0, 300)}`);
 	return lines.join('\n');
 }

@@ -32,7 +32,9 @@ export type Fault =
 	 * A 200 of sane jobs whose values JSON allows but a naive client breaks on (issue 26 §4, §5): lone UTF-16
 	 * surrogates in fields, and in the id of an extra listed job; or numbers beyond 2^53 (and beyond a double).
 	 */
-	| { kind: 'oddValues'; form: OddValues };
+	| { kind: 'oddValues'; form: OddValues }
+	/** A conforming answer of real size: every job's log `logBytes` long, and lists of `jobs` jobs (issue 26 §1). */
+	| { kind: 'bigLogs'; logBytes: number; jobs: number };
 
 export type OddValues = 'loneSurrogates' | 'bigNumbers';
 
@@ -85,6 +87,7 @@ export const CLASSES = [
 	'bigNumbers',
 	/** Submit run as an AI agent's tool under n8n's Retry On Fail (makeHandleToolInvocation), its try failing after the submission. */
 	'aiToolRetry',
+	'realisticSize',
 ] as const;
 export type ClassName = (typeof CLASSES)[number];
 
@@ -144,6 +147,7 @@ function targetsFor(className: ClassName): Target[] {
 	if (className === 'aiToolRetry') return ['submit', 'submitAndWait'];
 	if (className === 'sane') return [...TARGETS];
 	if (className === 'echoLog') return ['get', 'wait', 'submitAndWait', 'getMany', 'trigger'];
+	if (className === 'realisticSize') return ['get', 'wait', 'submitAndWait', 'getMany', 'trigger', 'listSearch', 'credentialTest'];
 	return TARGETS.filter((target) => target !== 'navigationUrl');
 }
 
@@ -193,6 +197,8 @@ function routeFault(random: Random, className: ClassName, target: Target): Fault
 			return { kind: 'oddValues', form: 'loneSurrogates' };
 		case 'bigNumbers':
 			return { kind: 'oddValues', form: 'bigNumbers' };
+		case 'realisticSize':
+			return { kind: 'bigLogs', logBytes: random.pick([100 * 1024, 400 * 1024, 1024 * 1024]), jobs: 100 };
 		default:
 			return undefined;
 	}
@@ -233,7 +239,7 @@ function placeFault(random: Random, scenario: Scenario, className: ClassName, fa
 	const routes = routesOf(scenario.target);
 	let route = random.pick(routes);
 	// Echoed logs and parse-log padding are job bodies: they go where finished jobs are read.
-	if (fault.kind === 'echoLog' || fault.kind === 'logCpu') route = routes.includes('read') ? 'read' : routes.includes('history') ? 'history' : route;
+	if (fault.kind === 'echoLog' || fault.kind === 'logCpu' || fault.kind === 'bigLogs') route = routes.includes('read') ? 'read' : routes.includes('history') ? 'history' : route;
 	if (className === 'waitPacing') route = 'read';
 	// The tool's try fails on its submission, or (Submit and wait) on every read of the job it created.
 	if (className === 'aiToolRetry') route = routes.includes('read') && random.chance(0.5) ? 'read' : 'submit';

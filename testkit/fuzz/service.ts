@@ -10,6 +10,7 @@ import type { AddressInfo, Socket } from 'node:net';
 
 import { startRecorder, transform } from '../hostileServer';
 import type { Listener } from '../hostileServer';
+import { realisticLog } from '../largeLists';
 import { adversarialLog, bomb, deepJob, encodeSmall, FUZZ_JOB_ID, hugeList, saneJob, withOddValues } from './bodies';
 import type { Encoding, WireBody } from './bodies';
 import { Random } from './random';
@@ -29,6 +30,8 @@ export interface ServedRequest {
 	retryAfterMs?: number;
 	/** The Retry-After was an HTTP date (whole seconds: a client may read it up to a second short). */
 	retryAfterDate?: boolean;
+	/** The whole answer was handed to the connection (a client that gave up reading a 100 MiB list never gets it). */
+	delivered?: boolean;
 }
 
 export interface FuzzService {
@@ -44,6 +47,8 @@ export interface FuzzService {
 }
 
 const ENCODINGS: Encoding[] = ['identity', 'identity', 'gzip', 'multiGzip', 'deflate', 'br'];
+/** Sane bodies longer than this are sent uncompressed. */
+const BIG_BODY_CHARS = 4 * 1024 * 1024;
 
 function nativeCall(message: IncomingMessage): { method: string; target: string } {
 	const url = message.url ?? '/';
@@ -118,14 +123,18 @@ class Service {
 		const unreadable = route === 'read' && id !== undefined && id === this.world?.unreadableId;
 		const record: ServedRequest = { at: Date.now(), route, index, poll: this.poll, fault: placed, status: 200 };
 		this.requests.push(record);
+		response.once('finish', () => (record.delivered = true));
 		if (route === 'unknown') return send(response, (record.status = 404), encodeSmall('{"message":"no such endpoint"}', 'identity'));
 		if (unreadable) return send(response, (record.status = this.world?.unreadableStatus ?? 500), encodeSmall('{"message":"this job cannot be read"}', 'identity'));
 		if (!placed) return this.sendSane(response, record, route, id);
 		return this.sendFault(response, record, placed.fault, route, id, message.headers);
 	}
 
-	/** The body a service that behaves would send: changed only by faults that keep it readable. */
-	private saneBody(route: Route, id: string | undefined, log?: string): { status: number; text: string; ids?: string[] } {
+	/**
+	 * The body a service that behaves would send: changed only by faults that keep it readable (a log in every job, and
+	 * `jobs` jobs in a list the world does not make).
+	 */
+	private saneBody(route: Route, id: string | undefined, log?: string, jobs = 5): { status: number; text: string; ids?: string[] } {
 		const withLog = (job: Record<string, unknown>) => (log !== undefined ? { ...job, log } : job);
 		if (route === 'submit') return { status: 200, text: JSON.stringify({ jobId: FUZZ_JOB_ID }) };
 		if (this.world) {
@@ -141,12 +150,14 @@ class Service {
 			const job = saneJob(FUZZ_JOB_ID, done ? 'COMPLETED' : 'RUNNING', { start: 1767603600000, end: done ? 1767603660000 : null });
 			return { status: 200, text: JSON.stringify(withLog(job)) };
 		}
-		const list = Array.from({ length: 5 }, (_, n) => saneJob(`00000000-0000-4000-8000-00000000000${n}`, n % 2 ? 'RUNNING' : 'COMPLETED', { start: 1767603600000 + n, end: n % 2 ? null : 1767603660000 + n }));
+		const list = Array.from({ length: jobs }, (_, n) =>
+			saneJob(`00000000-0000-4000-8000-${String(n).padStart(12, '0')}`, n % 2 ? 'RUNNING' : 'COMPLETED', { start: 1767603600000 + n, end: n % 2 ? null : 1767603660000 + n }),
+		);
 		return { status: 200, text: JSON.stringify(list.map(withLog)) };
 	}
 
-	private sendSane(response: ServerResponse, record: ServedRequest, route: Route, id: string | undefined, log?: string, change?: (text: string) => string): void {
-		const sane = this.saneBody(route, id, log);
+	private sendSane(response: ServerResponse, record: ServedRequest, route: Route, id: string | undefined, log?: string, change?: (text: string) => string, jobs?: number): void {
+		const sane = this.saneBody(route, id, log, jobs);
 		const { status, ids } = sane;
 		const text = change && status === 200 ? change(sane.text) : sane.text;
 		record.status = status;
@@ -156,7 +167,8 @@ class Service {
 			if (route === 'history') seen.ids = ids;
 			this.visible.set(this.poll, seen);
 		}
-		send(response, status, encodeSmall(text, this.encodingFor(route, record.index)));
+		// A list of real size (100 MiB) goes uncompressed: brotli would take the service minutes to write it.
+		send(response, status, encodeSmall(text, jobs !== undefined && text.length > BIG_BODY_CHARS ? 'identity' : this.encodingFor(route, record.index)));
 	}
 
 	private async sendFault(response: ServerResponse, record: ServedRequest, fault: Fault, route: Route, id: string | undefined, headers: IncomingHttpHeaders): Promise<void> {
@@ -174,6 +186,8 @@ class Service {
 				return this.sendSane(response, record, route, id, `2026-01-05 09:00:00 [main] INFO request headers: ${transform(headerLines(headers), fault.form)}`);
 			case 'oddValues':
 				return this.sendSane(response, record, route, id, undefined, (text) => withOddValues(text, fault.form));
+			case 'bigLogs':
+				return this.sendSane(response, record, route, id, realisticLog(FUZZ_JOB_ID, fault.logBytes), undefined, fault.jobs);
 			case 'status': {
 				const extra: Record<string, string> = {};
 				if (fault.retryAfter !== undefined) {
@@ -226,7 +240,18 @@ async function listen(server: Server, sockets: Set<Socket>): Promise<string> {
 	return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
+/** Big bodies are built before the child starts: built at request time on a loaded machine, they outlast the attempt. */
+async function prebuild(scenario: Scenario): Promise<void> {
+	await Promise.all(
+		scenario.faults.map(async ({ fault }) => {
+			if (fault.kind === 'bomb') await bomb(fault.encoding, fault.shape, fault.mib);
+			if (fault.kind === 'hugeList') await hugeList(fault.items);
+		}),
+	);
+}
+
 export async function startFuzzService(scenario: Scenario): Promise<FuzzService> {
+	await prebuild(scenario);
 	const recorder = await startRecorder();
 	const service = new Service(scenario, recorder.url);
 	const sockets = new Set<Socket>();

@@ -14,8 +14,6 @@ const MiB = 1024 * 1024;
 
 /** Decoded bytes of one job's answer (a read, a status, a submit): a whole job with its log fits many times. */
 export const MAX_JOB_ANSWER_BYTES = 4 * MiB;
-/** Decoded bytes of a job list (100 jobs with their logs, as the spec promises); list search and credential test too. */
-export const MAX_LIST_ANSWER_BYTES = 8 * MiB;
 /** Bytes of an error answer that are read for its message; the rest is dropped (the status says enough). */
 export const MAX_ERROR_ANSWER_BYTES = 64 * 1024;
 /**

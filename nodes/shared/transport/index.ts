@@ -15,11 +15,11 @@ import {
 	jsonShapeProblem,
 	MAX_ERROR_ANSWER_BYTES,
 	MAX_JOB_ANSWER_BYTES,
-	MAX_LIST_ANSWER_BYTES,
 	readCapped,
 	sizeInWords,
 } from './answer';
 import type { ReadOutcome } from './answer';
+import { readListAnswer } from './listReader';
 import type { Failure } from './errors';
 import { classifyFailure, parseRetryAfter, toNodeApiError } from './errors';
 import type { ApiCall, Connection } from './requestBuilders';
@@ -30,6 +30,7 @@ import { credentialProblem, normalizeServiceUrl, RELAY_CREDENTIAL } from './serv
 export * from './requestBuilders';
 export * from './serviceCredentials';
 export * from './answer';
+export * from './listReader';
 export { failureInWords, isRetryableError, retryAfterMs } from './errors';
 
 export type ApiContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions;
@@ -121,9 +122,19 @@ export async function believe(text: string, contentType: string, statusCode: num
 	return { body: await cleanParsed(parsed, secrets) };
 }
 
-/** Decoded bytes a call may read: a list answer holds up to 100 jobs with their logs, any other one job. */
-export function answerCap(call: ApiCall): number {
-	return call.intent === 'list' ? MAX_LIST_ANSWER_BYTES : MAX_JOB_ANSWER_BYTES;
+/**
+ * A list answer (up to 100 jobs with their logs): read as a stream by listReader.ts. One within LIST_KEPT_WHOLE_BYTES
+ * is believed as any answer is; a longer one comes built, with its long fields cut, and is cleaned the same way.
+ */
+async function believeList(response: IN8nHttpFullResponse, contentType: string, connection: ResolvedConnection, stop: AbortSignal): Promise<Attempt> {
+	const { statusCode } = response;
+	const read = await settle(readListAnswer(response.body, stop, connection.secrets));
+	if (!read.ok) return { failure: networkFailure(read.error, statusCode) };
+	const list = read.value;
+	if (list.problem !== undefined) return { failure: { kind: list.kind, statusCode, problem: list.problem } };
+	if (list.text === undefined) return { response: { statusCode, body: await cleanParsed(list.body, connection.secrets) } };
+	const reading = await believe(list.text, contentType, statusCode, connection.secrets);
+	return reading.failure ? { failure: reading.failure } : { response: { statusCode, body: reading.body } };
 }
 
 function headerValue(headers: IN8nHttpFullResponse['headers'] | undefined, name: string): string {
@@ -217,7 +228,8 @@ async function readResponse(response: IN8nHttpFullResponse, call: ApiCall, conne
 	}
 	const contentType = headerValue(response.headers, 'content-type');
 	if (statusCode >= 200 && statusCode < 300) {
-		const cap = answerCap(call);
+		if (call.intent === 'list') return await believeList(response, contentType, connection, stop);
+		const cap = MAX_JOB_ANSWER_BYTES;
 		const read = await readBody(response, cap, stop);
 		if ('failure' in read) return { failure: read.failure };
 		if (read.tooLarge) return { failure: { kind: 'oversized', statusCode, problem: `is larger than ${sizeInWords(cap)}` } };
