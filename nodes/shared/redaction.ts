@@ -151,28 +151,164 @@ function positionsBack(replaced: Replaced, at: number, edge: 'start' | 'end'): n
 	return edge === 'start' ? position : position + 1;
 }
 
-/** The text with every match of `escape` replaced by `decode(match)`, or undefined when nothing matched. */
-function viewOf(text: string, escape: RegExp, decode: (found: RegExpExecArray) => string): View | undefined {
-	escape.lastIndex = 0;
-	let found = escape.exec(text);
-	if (found === null) return undefined;
-	const parts: string[] = [];
-	const replaced: Replaced = { from: [], to: [], viewFrom: [], viewTo: [] };
-	let last = 0;
-	let viewLength = 0;
-	for (; found !== null; found = escape.exec(text)) {
-		const decoded = decode(found);
-		parts.push(text.slice(last, found.index), decoded);
-		viewLength += found.index - last;
-		replaced.from.push(found.index);
-		replaced.viewFrom.push(viewLength);
-		viewLength += decoded.length;
-		last = found.index + found[0].length;
-		replaced.to.push(last);
-		replaced.viewTo.push(viewLength);
+const HTML_NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' };
+const JSON_SHORT: Record<string, string> = { '\\': '\\', '"': '"', '/': '/', "'": "'", b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+
+const PERCENT = 37;
+const AMPERSAND = 38;
+const PLUS = 43;
+const BACKSLASH = 92;
+const CR = 13;
+const LF = 10;
+
+/** What one escape decodes to, and how many characters of the text it takes. */
+interface Escape {
+	length: number;
+	decoded: string;
+}
+
+/** The value of one hex digit, or -1. */
+function hexDigit(c: number): number {
+	if (c >= 48 && c <= 57) return c - 48;
+	const lower = c | 32;
+	return lower >= 97 && lower <= 102 ? lower - 87 : -1;
+}
+
+/** The number written by `digits` hex digits at `at`, or -1. */
+function hexAt(text: string, at: number, digits: number): number {
+	let value = 0;
+	for (let index = at; index < at + digits; index++) {
+		const digit = hexDigit(text.charCodeAt(index));
+		if (digit < 0) return -1;
+		value = value * 16 + digit;
 	}
-	parts.push(text.slice(last));
-	return { text: parts.join(''), start: (at) => positionsBack(replaced, at, 'start'), end: (at) => positionsBack(replaced, at, 'end') };
+	return value;
+}
+
+/** The number written in decimal (`#65`) or hex (`#x41`) from `at` up to `end`, or -1. */
+function characterReference(text: string, at: number, end: number): number {
+	const hex = (text.charCodeAt(at) | 32) === 120;
+	const from = hex ? at + 1 : at;
+	if (end === from || end - from > (hex ? 6 : 7)) return -1;
+	if (hex) return hexAt(text, from, end - from);
+	let value = 0;
+	for (let index = from; index < end; index++) {
+		const digit = text.charCodeAt(index) - 48;
+		if (digit < 0 || digit > 9) return -1;
+		value = value * 10 + digit;
+	}
+	return value;
+}
+
+/** `&#65;`, `&#x41;`, `&amp;` at `at`, or undefined. */
+function htmlEscapeAt(text: string, at: number): Escape | undefined {
+	// Looked for within the longest reference only: searching on would make a text of lone '&' quadratic.
+	const found = text.slice(at + 2, at + 11).indexOf(';');
+	if (found === -1) return undefined;
+	const semicolon = at + 2 + found;
+	if (text.charCodeAt(at + 1) === 35) {
+		const code = characterReference(text, at + 2, semicolon);
+		return code >= 0 && code <= 0x10ffff ? { length: semicolon - at + 1, decoded: String.fromCodePoint(code) } : undefined;
+	}
+	const named = HTML_NAMED[text.slice(at + 1, semicolon).toLowerCase()];
+	return named === undefined ? undefined : { length: semicolon - at + 1, decoded: named };
+}
+
+/**
+ * The escape starting at `at`, or undefined: percent (`%41`, `%u0041`), JSON and C (`\u0041`, `\x41`, `\n`, `\"`),
+ * HTML, and `+` for a space when a key holds one (form encoding).
+ */
+function escapeAt(text: string, at: number, plusIsSpace: boolean): Escape | undefined {
+	const c = text.charCodeAt(at);
+	const next = text[at + 1];
+	if (c === PERCENT) {
+		const unicode = next === 'u' || next === 'U' ? hexAt(text, at + 2, 4) : -1;
+		if (unicode >= 0) return { length: 6, decoded: String.fromCharCode(unicode) };
+		const byte = hexAt(text, at + 1, 2);
+		return byte >= 0 ? { length: 3, decoded: String.fromCharCode(byte) } : undefined;
+	}
+	if (c === BACKSLASH) {
+		const code = next === 'u' ? hexAt(text, at + 2, 4) : next === 'x' ? hexAt(text, at + 2, 2) : -1;
+		if (code >= 0) return { length: next === 'u' ? 6 : 4, decoded: String.fromCharCode(code) };
+		const short = next === undefined ? undefined : JSON_SHORT[next];
+		return short === undefined ? undefined : { length: 2, decoded: short };
+	}
+	if (c === AMPERSAND) return htmlEscapeAt(text, at);
+	return c === PLUS && plusIsSpace ? { length: 1, decoded: ' ' } : undefined;
+}
+
+/** How a view is made: escapes decoded, or line breaks dropped (base64 and hex wrapped over lines). */
+type Decoding = { plusIsSpace: boolean } | 'unwrap';
+
+function stepAt(text: string, at: number, decoding: Decoding): Escape | undefined {
+	if (decoding !== 'unwrap') return escapeAt(text, at, decoding.plusIsSpace);
+	const c = text.charCodeAt(at);
+	return c === CR || c === LF ? { length: 1, decoded: '' } : undefined;
+}
+
+/** The characters that may start a step. */
+function starters(decoding: Decoding): string[] {
+	if (decoding === 'unwrap') return ['\r', '\n'];
+	return decoding.plusIsSpace ? ['%', '\\', '&', '+'] : ['%', '\\', '&'];
+}
+
+/**
+ * Where the next step may start, at or after `at`: the engine's indexOf per starter, each remembered until passed,
+ * so a text with few escapes is skipped at native speed.
+ */
+function nextStart(text: string, at: number, chars: readonly string[], next: number[]): number {
+	let nearest = -1;
+	for (let index = 0; index < chars.length; index++) {
+		if (next[index] !== -1 && next[index] < at) next[index] = text.indexOf(chars[index], at);
+		if (next[index] !== -1 && (nearest === -1 || next[index] < nearest)) nearest = next[index];
+	}
+	return nearest;
+}
+
+/**
+ * The text decoded in one pass (no callback per escape), with, when `replaced` is given, where each escape sat. The
+ * same loop makes the view and, only for a view holding a form, the way back.
+ */
+function decodePass(text: string, decoding: Decoding, replaced?: Replaced): string {
+	const chars = starters(decoding);
+	const next = chars.map(() => -2);
+	let out = '';
+	let last = 0;
+	for (let at = nextStart(text, 0, chars, next); at !== -1; at = nextStart(text, at, chars, next)) {
+		const escape = stepAt(text, at, decoding);
+		if (escape === undefined) {
+			at++;
+			continue;
+		}
+		out += text.slice(last, at);
+		if (replaced) {
+			replaced.from.push(at);
+			replaced.viewFrom.push(out.length);
+		}
+		out += escape.decoded;
+		last = at + escape.length;
+		if (replaced) {
+			replaced.to.push(last);
+			replaced.viewTo.push(out.length);
+		}
+		at = last;
+	}
+	return last === 0 ? text : out + text.slice(last);
+}
+
+/** The decoded view of a text, or undefined when nothing in it decodes; the way back is worked out on first use. */
+function viewOf(text: string, decoding: Decoding): View | undefined {
+	const viewText = decodePass(text, decoding);
+	if (viewText === text) return undefined;
+	let replaced: Replaced | undefined;
+	const back = (): Replaced => {
+		if (replaced === undefined) {
+			replaced = { from: [], to: [], viewFrom: [], viewTo: [] };
+			decodePass(text, decoding, replaced);
+		}
+		return replaced;
+	};
+	return { text: viewText, start: (at) => positionsBack(back(), at, 'start'), end: (at) => positionsBack(back(), at, 'end') };
 }
 
 /** A view of a view, mapped back to the first text. */
@@ -180,46 +316,22 @@ function through(outer: View, inner: View): View {
 	return { text: outer.text, start: (at) => inner.start(outer.start(at)), end: (at) => inner.end(outer.end(at) - 1) };
 }
 
-const HTML_NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' };
-const JSON_SHORT: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
-
-/** Percent (URL, every byte), JSON (\uXXXX, \n, \"), \xXX and HTML escapes; `+` for a space only when a key holds one. */
-function escapePattern(plusIsSpace: boolean): RegExp {
-	const plus = plusIsSpace ? '|(\\+)' : '';
-	return new RegExp(`%([0-9a-f]{2})|\\\\u([0-9a-f]{4})|\\\\x([0-9a-f]{2})|\\\\([\\\\"/'bfnrt])|&#(\\d{1,7});|&#x([0-9a-f]{1,6});|&(amp|lt|gt|quot|apos|nbsp);${plus}`, 'gi');
-}
-
-function decodeEscape(found: RegExpExecArray): string {
-	const [whole, percent, unicode, hexByte, short, decimal, hexCode, named, plus] = found;
-	if (percent !== undefined || hexByte !== undefined) return String.fromCharCode(parseInt(percent ?? hexByte, 16));
-	if (unicode !== undefined) return String.fromCharCode(parseInt(unicode, 16));
-	if (short !== undefined) return JSON_SHORT[short] ?? short;
-	if (decimal !== undefined || hexCode !== undefined) {
-		const code = decimal !== undefined ? parseInt(decimal, 10) : parseInt(hexCode, 16);
-		return code <= 0x10ffff ? String.fromCodePoint(code) : whole;
-	}
-	if (named !== undefined) return HTML_NAMED[named.toLowerCase()] ?? whole;
-	return plus !== undefined ? ' ' : whole;
-}
-
-const LINE_BREAKS = /[\r\n]+/g;
-
 /**
  * The views of a text worth searching besides the text itself: decoded once and twice (an escaped text inside an
  * escaped text), each as it is (every form) and without its line breaks (base64 and hex only: wrapped lines).
  */
-function viewsOf(text: string, escape: RegExp): Array<{ view: View; wrapped: boolean }> {
+function viewsOf(text: string, plusIsSpace: boolean): Array<{ view: View; wrapped: boolean }> {
 	const decoded: View[] = [];
-	const once = viewOf(text, escape, decodeEscape);
+	const once = viewOf(text, { plusIsSpace });
 	if (once) {
 		decoded.push(once);
-		const twice = viewOf(once.text, escape, decodeEscape);
+		const twice = viewOf(once.text, { plusIsSpace });
 		if (twice) decoded.push(through(twice, once));
 	}
 	const views = decoded.map((view) => ({ view, wrapped: false }));
 	const identity: View = { text, start: (at) => at, end: (at) => at + 1 };
 	for (const base of [identity, ...decoded.slice(-1)]) {
-		const unwrapped = viewOf(base.text, LINE_BREAKS, () => '');
+		const unwrapped = viewOf(base.text, 'unwrap');
 		if (unwrapped) views.push({ view: base === identity ? unwrapped : through(unwrapped, base), wrapped: true });
 	}
 	return views;
@@ -272,11 +384,11 @@ export function redactor(forms: readonly string[], options: { prescan?: boolean 
 	const wrapped = search([], forms.flatMap(embeddedForms));
 	// Without the prescan (tests compare against it), every text goes through the patterns.
 	if (options.prescan === false) for (const each of [every, wrapped]) if (each) each.upper = undefined;
-	const escape = escapePattern(forms.some((form) => form.includes(' ')));
+	const plusIsSpace = forms.some((form) => form.includes(' '));
 	const clean = (text: string): string => {
 		if (every === undefined || text.length < every.shortest) return text;
 		const ranges = rangesIn(text, every);
-		for (const { view, wrapped: unwrapped } of viewsOf(text, escape)) {
+		for (const { view, wrapped: unwrapped } of viewsOf(text, plusIsSpace)) {
 			const used = unwrapped ? wrapped : every;
 			if (used) ranges.push(...rangesIn(view.text, used, view));
 		}
