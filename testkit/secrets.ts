@@ -42,7 +42,9 @@ function plainSecrets(credentials: CredentialsMap): string[] {
  */
 export function secretForms(credentials: CredentialsMap): string[] {
 	const forms = new Set<string>();
-	for (const raw of plainSecrets(credentials)) {
+	// A key holding text that looks like an escape (`%7e`) shows in a decoded reading decoded: those are forms too.
+	const plain = plainSecrets(credentials).flatMap((raw) => [raw, decodeLayer(raw), decodeLayer(decodeLayer(raw))]);
+	for (const raw of new Set(plain)) {
 		const html = raw.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 		for (const form of [raw, encodeURIComponent(raw), JSON.stringify(raw).slice(1, -1), html, Buffer.from(raw).toString('hex')]) forms.add(form);
 		for (const middle of base64Middles(raw)) forms.add(middle);

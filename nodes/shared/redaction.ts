@@ -208,10 +208,18 @@ function htmlEscapeAt(text: string, at: number): Escape | undefined {
 	const semicolon = at + 2 + found;
 	if (text.charCodeAt(at + 1) === 35) {
 		const code = characterReference(text, at + 2, semicolon);
-		return code >= 0 && code <= 0x10ffff ? { length: semicolon - at + 1, decoded: String.fromCodePoint(code) } : undefined;
+		return isAscii(code) ? { length: semicolon - at + 1, decoded: String.fromCharCode(code) } : undefined;
 	}
 	const named = HTML_NAMED[text.slice(at + 1, semicolon).toLowerCase()];
 	return named === undefined ? undefined : { length: semicolon - at + 1, decoded: named };
+}
+
+/**
+ * Escapes decode to ASCII only: keys are ASCII (they travel in headers), and a key holding `%9f` or `&#233;` as text
+ * then looks in a decoded view as its decoded form (see redactor), which stays ASCII, so the fast prescan holds.
+ */
+function isAscii(code: number): boolean {
+	return code >= 0 && code < 0x80;
 }
 
 /**
@@ -223,13 +231,13 @@ function escapeAt(text: string, at: number, plusIsSpace: boolean): Escape | unde
 	const next = text[at + 1];
 	if (c === PERCENT) {
 		const unicode = next === 'u' || next === 'U' ? hexAt(text, at + 2, 4) : -1;
-		if (unicode >= 0) return { length: 6, decoded: String.fromCharCode(unicode) };
+		if (isAscii(unicode)) return { length: 6, decoded: String.fromCharCode(unicode) };
 		const byte = hexAt(text, at + 1, 2);
-		return byte >= 0 ? { length: 3, decoded: String.fromCharCode(byte) } : undefined;
+		return isAscii(byte) ? { length: 3, decoded: String.fromCharCode(byte) } : undefined;
 	}
 	if (c === BACKSLASH) {
 		const code = next === 'u' ? hexAt(text, at + 2, 4) : next === 'x' ? hexAt(text, at + 2, 2) : -1;
-		if (code >= 0) return { length: next === 'u' ? 6 : 4, decoded: String.fromCharCode(code) };
+		if (isAscii(code)) return { length: next === 'u' ? 6 : 4, decoded: String.fromCharCode(code) };
 		const short = next === undefined ? undefined : JSON_SHORT[next];
 		return short === undefined ? undefined : { length: 2, decoded: short };
 	}
@@ -380,11 +388,13 @@ const compiled = new WeakMap<readonly string[], (text: string) => string>();
 export function redactor(forms: readonly string[], options: { prescan?: boolean } = {}): (text: string) => string {
 	const known = options.prescan === false ? undefined : compiled.get(forms);
 	if (known) return known;
-	const every = search(forms, forms.flatMap(embeddedForms));
+	// A key holding text that looks like an escape (`%9f`, `&lt;`) shows in a decoded view decoded: look for that too.
+	const plusIsSpace = forms.some((form) => form.includes(' '));
+	const tokens = [...new Set(forms.flatMap((form) => [form, decodePass(form, { plusIsSpace }), decodePass(decodePass(form, { plusIsSpace }), { plusIsSpace })]))];
+	const every = search(tokens, forms.flatMap(embeddedForms));
 	const wrapped = search([], forms.flatMap(embeddedForms));
 	// Without the prescan (tests compare against it), every text goes through the patterns.
 	if (options.prescan === false) for (const each of [every, wrapped]) if (each) each.upper = undefined;
-	const plusIsSpace = forms.some((form) => form.includes(' '));
 	const clean = (text: string): string => {
 		if (every === undefined || text.length < every.shortest) return text;
 		const ranges = rangesIn(text, every);

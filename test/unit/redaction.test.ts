@@ -67,7 +67,7 @@ describe('every form of a key', () => {
 			{ headers: `authorization: Bearer ${SYMBOLIC}`, forms: secretForms([SYMBOLIC]), check: { token: SYMBOLIC } },
 			{ headers: `authorization: Basic ${base64(`alice:${SYMBOLIC}`)}`, forms: secretForms([SYMBOLIC], { user: 'alice', password: SYMBOLIC }), check: { user: 'alice', password: SYMBOLIC } },
 			{ headers: `x-api-secret: ${SYMBOLIC}`, forms: secretForms([SYMBOLIC]), check: { headerSecret: SYMBOLIC } },
-			{ headers: `apikey: ${SYMBOLIC}; user-api-key: k${SYMBOLIC}2`, forms: secretForms([SYMBOLIC, `k${SYMBOLIC}2`]), check: { apiKey: SYMBOLIC, userApiKey: `k${SYMBOLIC}2` } },
+			{ headers: `apikey: ${SYMBOLIC}; user-api-key: k%7e${SYMBOLIC}2`, forms: secretForms([SYMBOLIC, `k%7e${SYMBOLIC}2`]), check: { apiKey: SYMBOLIC, userApiKey: `k%7e${SYMBOLIC}2` } },
 		];
 		for (const kind of kinds) {
 			const echoed = `host: 127.0.0.1; ${kind.headers}; accept: application/json`;
