@@ -97,3 +97,27 @@ describe.each(['basic', 'relay'] as const)('%s credential with keys that occur i
 		expect(event).toContain(END);
 	});
 });
+
+describe('a job id that holds a key (8 hex characters, a token of the id)', () => {
+	test('Submit with Wait shows the id redacted, and still reads the job under the id the service sent', async () => {
+		const key = 'deadbeef';
+		const id = `${key}-1a2b-4c3d-8e9f-0a1b2c3d4e5f`;
+		const service = await startHostileServer((request) =>
+			request.method === 'POST' ? { kind: 'json', body: { jobId: id } } : { kind: 'json', body: { id, executionStatus: 'COMPLETED', startTime: START, endTime: END } },
+		);
+		try {
+			const result = await runActionNode({
+				credentials: { jobExecutionApi: { baseUrl: service.url, authType: 'bearerToken', token: key } },
+				parameters: { authentication: 'jobExecutionApi', resource: 'job', operation: 'submit', flowFileName: '/Shared/Flows/sales.flow', runProfileName: 'default', waitForCompletion: true, waitSettings: { pollInterval: 1, timeout: 10 } },
+			});
+			expect(result.error).toBeUndefined();
+			expect(result.json[0].jobId).toBe('***-1a2b-4c3d-8e9f-0a1b2c3d4e5f');
+			expect(result.json[0].executionStatus).toBe('COMPLETED');
+			const reads = service.requests.filter((request) => request.method === 'GET');
+			expect(reads.map((request) => request.target)).toEqual([`/api/v1/jobs/${id}`]);
+			expect(JSON.stringify(result.json)).not.toContain(key);
+		} finally {
+			await service.close();
+		}
+	});
+});
