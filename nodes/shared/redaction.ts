@@ -284,7 +284,8 @@ function nextStart(text: string, at: number, chars: readonly string[], next: num
 function decodePass(text: string, decoding: Decoding, replaced?: Replaced): string {
 	const chars = starters(decoding);
 	const next = chars.map(() => -2);
-	let out = '';
+	const parts: string[] = [];
+	let viewLength = 0;
 	let last = 0;
 	for (let at = nextStart(text, 0, chars, next); at !== -1; at = nextStart(text, at, chars, next)) {
 		const escape = stepAt(text, at, decoding);
@@ -292,20 +293,20 @@ function decodePass(text: string, decoding: Decoding, replaced?: Replaced): stri
 			at++;
 			continue;
 		}
-		out += text.slice(last, at);
-		if (replaced) {
-			replaced.from.push(at);
-			replaced.viewFrom.push(out.length);
-		}
-		out += escape.decoded;
+		if (at > last) parts.push(text.slice(last, at));
+		viewLength += at - last;
+		replaced?.from.push(at);
+		replaced?.viewFrom.push(viewLength);
+		if (escape.decoded !== '') parts.push(escape.decoded);
+		viewLength += escape.decoded.length;
 		last = at + escape.length;
-		if (replaced) {
-			replaced.to.push(last);
-			replaced.viewTo.push(out.length);
-		}
+		replaced?.to.push(last);
+		replaced?.viewTo.push(viewLength);
 		at = last;
 	}
-	return last === 0 ? text : out + text.slice(last);
+	if (last === 0) return text;
+	parts.push(text.slice(last));
+	return parts.join('');
 }
 
 /** The decoded view of a text, or undefined when nothing in it decodes; the way back is worked out on first use. */
