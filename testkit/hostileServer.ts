@@ -20,7 +20,26 @@ export interface HostileRequest {
 }
 
 /** How an echoing server may transform what it reflects. */
-export const ECHO_FORMS = ['raw', 'urlEncoded', 'base64', 'lowerCase', 'upperCase', 'jsonEscaped', 'htmlEscaped'] as const;
+export const ECHO_FORMS = [
+	'raw',
+	'urlEncoded',
+	'formEncoded',
+	'everyBytePercent',
+	'base64',
+	'base64Whole0',
+	'base64Whole1',
+	'base64Whole2',
+	'urlSafeBase64',
+	'mimeBase64',
+	'lowerCase',
+	'upperCase',
+	'jsonEscaped',
+	'jsonUnicode',
+	'doubleJson',
+	'htmlEscaped',
+	'htmlNumeric',
+	'hex',
+] as const;
 export type EchoForm = (typeof ECHO_FORMS)[number];
 
 export type Answer =
@@ -55,30 +74,63 @@ export function headerLines(headers: IncomingHttpHeaders): string {
 	return entries.map(([name, value]) => `${name}: ${Array.isArray(value) ? value.join(', ') : String(value)}`).join('; ');
 }
 
+/** Each header value base64'd on its own, except Basic: a proxy decoding Basic credentials echoes user:password. */
+function base64PerValue(text: string): string {
+	return text
+		.split('; ')
+		.map((line) => {
+			const [name, ...rest] = line.split(': ');
+			const value = rest.join(': ');
+			const basic = /^Basic (.+)$/.exec(value);
+			const shown = basic ? Buffer.from(basic[1], 'base64').toString('utf8') : Buffer.from(value).toString('base64');
+			return `${name}: ${shown}`;
+		})
+		.join('; ');
+}
+
+/** The whole text base64'd after `offset` other characters, so a key sits at each of the three alignments. */
+function base64Whole(text: string, offset: number): string {
+	return Buffer.from(`${'#'.repeat(offset)}${text}`).toString('base64');
+}
+
+function everyChar(text: string, each: (code: number) => string): string {
+	return [...text].map((c) => each(c.codePointAt(0) as number)).join('');
+}
+
 export function transform(text: string, form: EchoForm): string {
 	switch (form) {
 		case 'urlEncoded':
 			return encodeURIComponent(text);
+		case 'formEncoded':
+			return new URLSearchParams({ headers: text }).toString();
+		case 'everyBytePercent':
+			return [...Buffer.from(text)].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join('');
 		case 'base64':
-			return text
-				.split('; ')
-				.map((line) => {
-					const [name, ...rest] = line.split(': ');
-					const value = rest.join(': ');
-					const basic = /^Basic (.+)$/.exec(value);
-					// A proxy decoding Basic credentials echoes user:password; others base64 the value.
-					const shown = basic ? Buffer.from(basic[1], 'base64').toString('utf8') : Buffer.from(value).toString('base64');
-					return `${name}: ${shown}`;
-				})
-				.join('; ');
+			return base64PerValue(text);
+		case 'base64Whole0':
+		case 'base64Whole1':
+		case 'base64Whole2':
+			return base64Whole(text, Number(form.slice(-1)));
+		case 'urlSafeBase64':
+			return base64Whole(text, 1).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+		case 'mimeBase64':
+			return base64Whole(text, 2).replace(/(.{76})(?=.)/g, '$1\r\n');
 		case 'lowerCase':
 			return text.toLowerCase();
 		case 'upperCase':
 			return text.toUpperCase();
 		case 'jsonEscaped':
 			return JSON.stringify(text);
+		case 'jsonUnicode':
+			return everyChar(text, (code) => `\\u${code.toString(16).padStart(4, '0')}`);
+		case 'doubleJson':
+			return JSON.stringify(JSON.stringify({ headers: text }));
 		case 'htmlEscaped':
-			return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+			return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+		case 'htmlNumeric':
+			return everyChar(text, (code) => `&#${code};`);
+		case 'hex':
+			return Buffer.from(text).toString('hex');
 		default:
 			return text;
 	}

@@ -1,38 +1,106 @@
-/** The secrets check shared by the node tests: no key, token or Authorization value in anything a run leaves. */
+/**
+ * The secrets check shared by the node tests and the fuzzer: no key, token or Authorization value in anything a run
+ * leaves, in any form the redactor claims to catch. Written apart from nodes/shared/redaction.ts (decoding one
+ * escape kind at a time, where the redactor decodes them all in one pass), so that a form it drops shows here.
+ */
 import type { IDataObject } from 'n8n-workflow';
 
 import type { CredentialsMap, RunNodeResult } from './engine';
 
-/** Base64 of `text` inside any surrounding text, at each of the three alignments (the middle that never changes). */
+const SECRET_FIELDS = ['token', 'password', 'headerSecret', 'apiKey', 'userApiKey'];
+
+/** Base64 (standard and URL-safe) of `text` inside any surrounding text, at each of the three alignments. */
 function base64Middles(text: string): string[] {
-	return [0, 1, 2].map((offset) => {
+	return [0, 1, 2].flatMap((offset) => {
 		const encoded = Buffer.from('#'.repeat(offset) + text).toString('base64');
-		return encoded.slice(offset > 0 ? 4 : 0, Math.floor((offset + Buffer.byteLength(text)) / 3) * 4);
+		const middle = encoded.slice(offset > 0 ? 4 : 0, Math.floor((offset + Buffer.byteLength(text)) / 3) * 4);
+		return [middle, middle.replace(/\+/g, '-').replace(/\//g, '_')];
 	});
 }
 
+/** What a credential sends that must never show: each key, `Bearer <token>`, `user:password` and its base64. */
+function plainSecrets(credentials: CredentialsMap): string[] {
+	const plain: string[] = [];
+	for (const credential of Object.values(credentials)) {
+		for (const field of SECRET_FIELDS) {
+			const value = credential[field];
+			if (typeof value === 'string' && value.trim() !== '') plain.push(value.trim() || value);
+		}
+		if (typeof credential.token === 'string') plain.push(`Bearer ${credential.token}`);
+		if (typeof credential.password === 'string' && credential.password !== '') {
+			const pair = `${String(credential.user)}:${credential.password}`;
+			plain.push(pair, Buffer.from(pair).toString('base64').replace(/=+$/, ''));
+		}
+	}
+	return plain;
+}
+
 /**
- * Every form a secret of these credentials can take on the wire or in an echo: the key, the Authorization value,
- * base64 of either (wherever it sits in an encoded text), URL-encoded, JSON- or HTML-escaped. Compared without case.
+ * Every literal form a secret of these credentials can take on the wire or in an echo: the key, the Authorization
+ * value, base64 of either (wherever it sits in an encoded text, both alphabets), hex, URL-encoded, JSON- or
+ * HTML-escaped. Lower case; forms shorter than 6 characters are left out. `secretShown` also decodes the text.
  */
 export function secretForms(credentials: CredentialsMap): string[] {
 	const forms = new Set<string>();
-	for (const credential of Object.values(credentials)) {
-		for (const field of ['token', 'password', 'headerSecret', 'apiKey', 'userApiKey']) {
-			const value = credential[field];
-			if (typeof value !== 'string') continue;
-			const raw = value.trim() || value;
-			for (const form of [raw, encodeURIComponent(raw), JSON.stringify(raw).slice(1, -1), raw.replace(/&/g, '&amp;').replace(/"/g, '&quot;')]) {
-				forms.add(form);
-			}
-			for (const middle of base64Middles(raw)) forms.add(middle);
-		}
-		if (typeof credential.token === 'string') forms.add(`Bearer ${credential.token}`);
-		if (typeof credential.password === 'string') {
-			forms.add(Buffer.from(`${String(credential.user)}:${credential.password}`).toString('base64'));
-		}
+	// A key holding text that looks like an escape (`%7e`) shows in a decoded reading decoded: those are forms too.
+	const plain = plainSecrets(credentials).flatMap((raw) => [raw, decodeLayer(raw), decodeLayer(decodeLayer(raw))]);
+	for (const raw of new Set(plain)) {
+		const html = raw.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+		for (const form of [raw, encodeURIComponent(raw), JSON.stringify(raw).slice(1, -1), html, Buffer.from(raw).toString('hex')]) forms.add(form);
+		for (const middle of base64Middles(raw)) forms.add(middle);
 	}
 	return [...forms].filter((form) => form.length >= 6).map((form) => form.toLowerCase());
+}
+
+const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' };
+const SHORT: Record<string, string> = { n: '\n', r: '\r', t: '\t', b: '\b', f: '\f' };
+
+/** One layer of each escape kind, one kind after the other. */
+function decodeLayer(text: string): string {
+	return text
+		.replace(/%([0-9a-f]{2})/gi, (_all, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+		.replace(/\\u([0-9a-f]{4})/gi, (_all, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+		.replace(/\\x([0-9a-f]{2})/gi, (_all, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+		.replace(/\\(["\\/'bfnrt])/g, (_all, c: string) => SHORT[c] ?? c)
+		.replace(/&#x([0-9a-f]{1,6});/gi, (all, hex: string) => (parseInt(hex, 16) <= 0x10ffff ? String.fromCodePoint(parseInt(hex, 16)) : all))
+		.replace(/&#(\d{1,7});/g, (all, dec: string) => (Number(dec) <= 0x10ffff ? String.fromCodePoint(Number(dec)) : all))
+		.replace(/&(amp|lt|gt|quot|apos|nbsp);/gi, (all, name: string) => NAMED[name.toLowerCase()] ?? all);
+}
+
+/**
+ * The text as it is and decoded layer by layer (up to three), each also without line breaks (wrapped base64) and,
+ * when a key holds a space, with `+` read as a space (form encoding). Lower case.
+ */
+function readings(text: string, spaced: boolean): string[] {
+	const layers = [text];
+	for (let round = 0; round < 3 && /[%\\&]/.test(layers[layers.length - 1]); round++) {
+		const next = decodeLayer(layers[layers.length - 1]);
+		if (next === layers[layers.length - 1]) break;
+		layers.push(next);
+	}
+	const all = new Set<string>();
+	for (const layer of layers) {
+		all.add(layer.toLowerCase());
+		if (/[\r\n]/.test(layer)) all.add(layer.replace(/[\r\n]/g, '').toLowerCase());
+		if (spaced && layer.includes('+')) all.add(layer.replace(/\+/g, ' ').toLowerCase());
+	}
+	return [...all];
+}
+
+/**
+ * A search of texts for any secret of these credentials, in any form and any encoding the redactor claims to catch:
+ * the form found (lower case), or undefined.
+ */
+export function secretSearch(credentials: CredentialsMap): (text: string) => string | undefined {
+	const forms = secretForms(credentials);
+	const spaced = Object.values(credentials).some((credential) => SECRET_FIELDS.some((field) => String(credential[field] ?? '').includes(' ')));
+	return (text) => {
+		for (const reading of readings(text, spaced)) {
+			const found = forms.find((form) => reading.includes(form));
+			if (found !== undefined) return found;
+		}
+		return undefined;
+	};
 }
 
 /**
@@ -47,8 +115,7 @@ export function expectNoSecrets(result: RunNodeResult, credentials: CredentialsM
 		error ? JSON.stringify(error, Object.getOwnPropertyNames(error)) : '',
 		String(error?.stack ?? ''),
 		JSON.stringify(error?.cause ?? null),
-	]
-		.join('\n')
-		.toLowerCase();
-	for (const secret of secretForms(credentials)) expect(serialized).not.toContain(secret);
+	].join('\n');
+	const found = secretSearch(credentials)(serialized);
+	expect(found === undefined ? 'no secret shows' : `a form of a secret shows in the run: ${found}`).toBe('no secret shows');
 }

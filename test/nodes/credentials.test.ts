@@ -109,6 +109,45 @@ describe.each(KINDS)('the %s credential test', (kind) => {
 	});
 });
 
+describe('keys too short to hide when a service echoes them', () => {
+	/** The credential of a kind with its key (or, for the relay, its User API Key) set to `key`. */
+	function withKey(kind: Kind, url: string, key: string): ICredentialDataDecryptedObject {
+		const field = { bearer: 'token', basic: 'password', header: 'headerSecret', relay: 'userApiKey' }[kind];
+		return { ...credentialOf(kind, url), [field]: key };
+	}
+	const label = { bearer: 'Token', basic: 'Password', header: 'Header Value', relay: 'User API Key' };
+
+	test.each(KINDS)('%s: 7 characters are refused with the reason and nothing is sent; 8 pass', async (kind) => {
+		const service = await startHostileServer(() => ({ kind: 'json', body: [] }));
+		try {
+			// Symbols too: the rule counts characters, whatever they are.
+			const refused = await testCredentialAsN8nDoes(typeOf(kind), withKey(kind, service.url, `&<>"'+/`));
+			expect(refused.status).toBe('Error');
+			expect(refused.message).toBe(
+				`The ${label[kind]} is shorter than 8 characters: the nodes cannot hide so short a key in the service's answers without ` +
+					`blanking ordinary data (years, parts of job IDs and times), so an answer echoing it would show it. Use a longer one.`,
+			);
+			expect(service.requests).toHaveLength(0);
+			const passed = await testCredentialAsN8nDoes(typeOf(kind), withKey(kind, service.url, `&<>"'+/%`));
+			expect(passed.status).toBe('OK');
+			expect(service.requests).toHaveLength(1);
+		} finally {
+			await service.close();
+		}
+	});
+
+	test('a 2-character Basic password: refused, though its Authorization value is hidden (longer than 8)', async () => {
+		const service = await startHostileServer(() => ({ kind: 'json', body: [] }));
+		try {
+			const result = await testCredentialAsN8nDoes('jobExecutionApi', { baseUrl: service.url, authType: 'basicAuth', user: 'admin', password: 'x9' });
+			expect(result).toEqual({ status: 'Error', message: expect.stringMatching(/^The Password is shorter than 8 characters: /) });
+			expect(service.requests).toHaveLength(0);
+		} finally {
+			await service.close();
+		}
+	});
+});
+
 describe('wrong addresses and other services', () => {
 	let servers: Listener[] = [];
 	// Reads are retried on network failures and unreadable answers; short delays keep these tests quick.

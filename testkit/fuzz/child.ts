@@ -19,7 +19,7 @@ import { searchList } from '../listSearch';
 import { createPoller } from '../poller';
 import { runAgentWithTool } from '../toolAgent';
 import { FUZZ_JOB_ID, saneJob } from './bodies';
-import { allSecretForms, credentialsFor } from './credentials';
+import { allSecretForms, anySecretShown, credentialsFor } from './credentials';
 import { testCredential } from './credentialTest';
 import type { ChildMessage, ChildReport, OutputFigures, ParentMessage, PollReport } from './protocol';
 import { DEFAULT_CALL_MS, limitsFor, OUTPUT_SCAN_LIMIT_BYTES } from './protocol';
@@ -47,15 +47,14 @@ export function parametersFor(scenario: Scenario): INodeParameters {
 }
 
 /** Walks a value without recursion (it may be 200,000 levels deep), measuring it and looking for secrets. */
-export function measure(value: unknown, forms: string[]): OutputFigures & { secret: boolean } {
+export function measure(value: unknown, shown: (text: string) => boolean): OutputFigures & { secret: boolean } {
 	const figures = { items: Array.isArray(value) ? value.length : 1, bytes: 0, maxDepth: 0, serialisable: true, scanned: true, secret: false };
 	const stack: Array<[unknown, number]> = [[value, 0]];
 	const seen = new Set<object>();
 	const visit = (text: string) => {
 		figures.bytes += text.length;
 		if (figures.bytes > OUTPUT_SCAN_LIMIT_BYTES) return;
-		const lower = text.toLowerCase();
-		if (forms.some((form) => lower.includes(form))) figures.secret = true;
+		if (!figures.secret && shown(text)) figures.secret = true;
 	};
 	while (stack.length > 0) {
 		const [current, depth] = stack.pop() as [unknown, number];
@@ -113,11 +112,13 @@ class Probe {
 	readonly secretsFound = new Set<string>();
 	peakRss = 0;
 
-	constructor(readonly forms: string[]) {}
+	constructor(
+		readonly forms: string[],
+		readonly shown: (text: string) => boolean,
+	) {}
 
 	check(where: string, text: string): void {
-		const lower = text.toLowerCase();
-		if (this.forms.some((form) => lower.includes(form))) this.secretsFound.add(where);
+		if (this.shown(text)) this.secretsFound.add(where);
 	}
 
 	/** n8n's logger, as the nodes reach it: every line is checked for secrets and counted. */
@@ -168,7 +169,7 @@ function worse(a: OutputFigures & { secret: boolean }, b: OutputFigures & { secr
 async function runTrigger(scenario: Scenario, credentials: CredentialsMap, probe: Probe): Promise<Outcome> {
 	const poller = createPoller(parametersFor(scenario), credentials);
 	const polls: PollReport[] = [];
-	let figures = measure([], probe.forms);
+	let figures = measure([], probe.shown);
 	for (let poll = 0; poll < scenario.polls; poll++) {
 		send({ type: 'poll', poll });
 		await nextGo();
@@ -176,7 +177,7 @@ async function runTrigger(scenario: Scenario, credentials: CredentialsMap, probe
 		const report: PollReport = { poll, ms: 0, events: [], stateBytes: 0 };
 		try {
 			const items = (await poller.poll()) ?? [];
-			figures = worse(figures, measure(items.map((item) => item.json), probe.forms));
+			figures = worse(figures, measure(items.map((item) => item.json), probe.shown));
 			for (const item of items.slice(0, 5000)) {
 				report.events.push([String(item.json.id).slice(0, 300), String(item.json.executionStatus).slice(0, 40)]);
 			}
@@ -259,7 +260,7 @@ function cpuMs(): number {
 }
 
 async function run(scenario: Scenario, url: string): Promise<ChildReport> {
-	const probe = new Probe(allSecretForms(url));
+	const probe = new Probe(allSecretForms(url), anySecretShown(url));
 	probe.watchLogger();
 	// Shorter wall-clock limits, through the knob the transport keeps for tests, so that drips end in seconds.
 	const timing = (transport as { transportTiming?: { attemptMs: number; callMs: number } }).transportTiming;
@@ -274,7 +275,7 @@ async function run(scenario: Scenario, url: string): Promise<ChildReport> {
 	const elapsedMs = Date.now() - started;
 	lag.disable();
 	const longestBlockMs = blocks.stop();
-	const figures = outcome.figures ?? measure(outcome.output, probe.forms);
+	const figures = outcome.figures ?? measure(outcome.output, probe.shown);
 	if (figures.secret) probe.secretsFound.add('output');
 	const error = outcome.error === undefined ? undefined : errorText(outcome.error);
 	if (error) probe.check('error', error);

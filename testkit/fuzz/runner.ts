@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
-import { allSecretForms } from './credentials';
+import { anySecretShown } from './credentials';
 import { checkInvariants, timeBoundMs } from './invariants';
 import type { Observed, Violation } from './invariants';
 import type { ChildMessage, ChildReport, ParentMessage } from './protocol';
@@ -170,15 +170,15 @@ export async function runSeed(seed: number): Promise<SeedResult> {
 	const started = Date.now();
 	try {
 		const watch = await superviseChild(scenario, service);
-		const forms = allSecretForms(service.url);
-		const console = `${watch.stdout}\n${watch.stderr}`.toLowerCase();
+		const shown = anySecretShown(service.url);
+		const console = `${watch.stdout}\n${watch.stderr}`;
 		const observed: Observed = {
 			...watch.observed,
 			scenario,
 			exit: watch.observed.exit ?? { code: null, signal: null },
 			requests: service.requests,
 			recorderRequests: service.recorder.requests.length,
-			secretInConsole: forms.some((form) => console.includes(form)),
+			secretInConsole: shown(console),
 			stderrTail: watch.stderr.slice(-2000),
 			world: service.world ? { kinds: service.world.kinds, saneEnded: service.world.saneEnded() } : undefined,
 			visible: service.visible,

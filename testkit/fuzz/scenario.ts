@@ -26,7 +26,7 @@ export type Fault =
 	| { kind: 'slow'; how: 'drip' | 'silent' | 'headersOnly' }
 	| { kind: 'redirect'; status: number }
 	| { kind: 'echo'; status: number; form: EchoForm; json: boolean }
-	/** A 200 whose job log holds every request header. */
+	/** A 200 whose job log holds every request header, in `form` first and then in every other echo form. */
 	| { kind: 'echoLog'; form: EchoForm }
 	/**
 	 * A 200 of sane jobs whose values JSON allows but a naive client breaks on (issue 26 §4, §5): lone UTF-16

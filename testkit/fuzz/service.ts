@@ -8,8 +8,8 @@ import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
-import { startRecorder, transform } from '../hostileServer';
-import type { Listener } from '../hostileServer';
+import { ECHO_FORMS, startRecorder, transform } from '../hostileServer';
+import type { EchoForm, Listener } from '../hostileServer';
 import { realisticLog } from '../largeLists';
 import { adversarialLog, bomb, deepJob, encodeSmall, FUZZ_JOB_ID, hugeList, saneJob, withOddValues } from './bodies';
 import type { Encoding, WireBody } from './bodies';
@@ -69,6 +69,12 @@ function routeOf(method: string, target: string): { route: Route | 'unknown'; id
 function headerLines(headers: IncomingHttpHeaders): string {
 	const entries = Object.entries(headers).sort(([a], [b]) => Number(/auth|key|token|secret|x-/i.test(b)) - Number(/auth|key|token|secret|x-/i.test(a)));
 	return entries.map(([name, value]) => `${name}: ${Array.isArray(value) ? value.join(', ') : String(value)}`).join('; ');
+}
+
+/** A 200's job log echoing every request header in the fault's form, then in every other form the hostile server knows. */
+function echoedLog(lines: string, first: EchoForm): string {
+	const forms = [first, ...ECHO_FORMS.filter((form) => form !== first)];
+	return forms.map((form) => `2026-01-05 09:00:00 [main] INFO request headers (${form}): ${transform(lines, form)}`).join('\n');
 }
 
 function retryAfterMs(value: string, sentAt: number): number | undefined {
@@ -183,7 +189,7 @@ class Service {
 			case 'logCpu':
 				return this.sendSane(response, record, route, id, adversarialLog(fault.pattern, fault.size));
 			case 'echoLog':
-				return this.sendSane(response, record, route, id, `2026-01-05 09:00:00 [main] INFO request headers: ${transform(headerLines(headers), fault.form)}`);
+				return this.sendSane(response, record, route, id, echoedLog(headerLines(headers), fault.form));
 			case 'oddValues':
 				return this.sendSane(response, record, route, id, undefined, (text) => withOddValues(text, fault.form));
 			case 'bigLogs':

@@ -99,7 +99,7 @@ export async function waitForJob(
 	jobId: string,
 	settings: WaitSettings,
 	itemIndex: number,
-	options: { readFirst: boolean },
+	options: { readFirst: boolean; readAs?: string },
 ): Promise<IDataObject> {
 	const intervalMs = settings.pollIntervalSeconds * 1000;
 	const deadline = Date.now() + settings.timeoutSeconds * 1000;
@@ -115,7 +115,7 @@ export async function waitForJob(
 		}
 		if (signal?.aborted) throw waitError(this, `The execution was cancelled while waiting for job ${jobId}`, itemIndex);
 		if (Date.now() >= deadline) break;
-		const read = await settle(apiRequest.call(this, connection, readJobCall(jobId), { itemIndex, deadline, singleAttempt: true }));
+		const read = await settle(apiRequest.call(this, connection, readJobCall(options.readAs ?? jobId), { itemIndex, deadline, singleAttempt: true }));
 		if (read.ok) {
 			const { body } = read.value;
 			if (!isPlainObject(body)) throw waitError(this, `The service answered with no job status for job ${jobId}`, itemIndex);

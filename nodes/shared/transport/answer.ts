@@ -1,6 +1,6 @@
 import { sleep } from 'n8n-workflow';
 
-import { redactor } from '../redaction';
+import { keepSentId, redactor } from '../redaction';
 
 /**
  * Everything a service sends is bounded before it is believed: bytes after decoding (read as a stream and dropped at
@@ -227,7 +227,10 @@ function cleanContainer(container: Container, clean: (text: string) => string): 
 		if (typeof value === 'string') {
 			chars += value.length;
 			const cleaned = cleanString(value, clean);
-			if (cleaned !== value) setOwn(record, key, cleaned);
+			if (cleaned !== value) {
+				setOwn(record, key, cleaned);
+				keepSentId(record, key, value);
+			}
 		} else if (typeof value === 'object' && value !== null) inner.push(value as Container);
 		if (Array.isArray(container)) continue;
 		chars += key.length;

@@ -7,6 +7,7 @@ import { checkParameters, parametersFromJson } from '../../helpers/jobParameters
 import type { JobParameter } from '../../helpers/jobParameters';
 import { badParameter, readBoolean, readOutputOptions, readText } from '../../helpers/itemParameters';
 import { formatJob } from '../../../shared/jobOutput';
+import { sentId } from '../../../shared/redaction';
 import { settle } from '../../../shared/settle';
 import { checkJobOutcome, readWaitSettings, waitForJob } from '../../helpers/waitForJob';
 import type { ApiCall, ResolvedConnection } from '../../../shared/transport';
@@ -170,10 +171,12 @@ export async function execute(
 	// n8n's Retry On Fail runs the node again with the same items: an item whose job exists is never sent again.
 	const slot = submitSlot(this, itemIndex);
 	if (slot.previous?.kind === 'submitted' && slot.previous.output) return slot.previous.output;
-	const jobId = slot.previous ? jobOfEarlierTry(this, slot.previous, itemIndex) : await submitOnce(this, connection, body, slot, itemIndex);
+	const submitted = slot.previous ? { jobId: jobOfEarlierTry(this, slot.previous, itemIndex) } : await submitOnce(this, connection, body, slot, itemIndex);
+	const jobId = submitted.jobId;
 
 	if (waitSettings) {
-		const waited = await settle(waitForJob.call(this, connection, jobId, waitSettings, itemIndex, { readFirst: false }));
+		// The job is read under the id the service sent, even where redaction hid part of it in what is shown.
+		const waited = await settle(waitForJob.call(this, connection, jobId, waitSettings, itemIndex, { readFirst: false, readAs: submitted.sentId }));
 		if (!waited.ok) throw submittedButNotWaited(waited.error, jobId);
 		const job = checkJobOutcome(this, waited.value, jobId, waitSettings, itemIndex, connection);
 		return { ...formatJob(job, outputOptions ?? {}), jobId };
@@ -193,7 +196,7 @@ async function submitOnce(
 	body: IDataObject,
 	slot: SubmitSlot,
 	itemIndex: number,
-): Promise<string> {
+): Promise<{ jobId: string; sentId?: string }> {
 	const call: ApiCall = submitCall(body);
 	const sent = await settle(apiRequest.call(context, connection, call, { itemIndex }));
 	if (!sent.ok) {
@@ -208,7 +211,7 @@ async function submitOnce(
 		throw error;
 	}
 	slot.record({ kind: 'submitted', jobId });
-	return jobId;
+	return { jobId, sentId: sentJobId(sent.value.body) };
 }
 
 /** Whether the job may exist: transport/errors.ts's classifier decides, never the error's words. */
@@ -238,6 +241,13 @@ function submittedButNotWaited(error: unknown, jobId: string): unknown {
 		error.description = error.description ? `${advice} ${error.description}` : advice;
 	}
 	return error;
+}
+
+/** The job id as the service sent it, when redaction changed it in the answer (see keepSentId); undefined otherwise. */
+function sentJobId(answer: unknown): string | undefined {
+	if (!isPlainObject(answer)) return undefined;
+	const sent = sentId(answer, answer.jobId !== undefined ? 'jobId' : 'id')?.trim();
+	return sent !== undefined && jobIdProblem(sent) === null ? sent : undefined;
 }
 
 /**
