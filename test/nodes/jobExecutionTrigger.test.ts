@@ -17,7 +17,7 @@ import { isParsableLog, parseJobLog } from '../../nodes/shared/logParser';
 import { transportTiming } from '../../nodes/shared/transport';
 
 /** A trigger saved on version 1: what it emits is pinned by these tests. */
-const createPoller = (parameters: IDataObject, credentials: Parameters<typeof createPollerAt>[1], options: PollerOptions = {}) =>
+const createPoller = (parameters: Parameters<typeof createPollerAt>[0], credentials: Parameters<typeof createPollerAt>[1], options: PollerOptions = {}) =>
 	createPollerAt(parameters, credentials, { ...options, typeVersion: 1 });
 
 const json = (items: INodeExecutionData[] | null) => (items ?? []).map((item) => item.json);
