@@ -1,6 +1,7 @@
 /**
  * Runs a node's `methods.listSearch` the way n8n's server does for a resource locator's "From list": a
- * LoadOptionsContext of n8n-core over a one-node workflow holding the node's current parameters and credentials.
+ * LoadOptionsContext of n8n-core over a one-node workflow holding the node's current parameters and credentials
+ * (the action node on version 1 unless `target` names another node type, version or parameter).
  */
 import { ExecutionLifecycleHooks, LoadOptionsContext } from 'n8n-core';
 import { Workflow } from 'n8n-workflow';
@@ -14,12 +15,14 @@ export async function searchList(
 	parameters: INodeParameters,
 	credentials: CredentialsMap,
 	filter?: string,
+	target: { nodeType?: string; typeVersion?: number; parameter?: string } = {},
 ): Promise<INodeListSearchResult> {
+	const nodeType = target.nodeType ?? ACTION_NODE_TYPE;
 	const node: INode = {
 		id: 'a1b2c3d4-0000-4000-8000-000000000002',
 		name: NODE_NAME,
-		type: ACTION_NODE_TYPE,
-		typeVersion: 1,
+		type: nodeType,
+		typeVersion: target.typeVersion ?? 1,
 		position: [0, 0],
 		parameters,
 		credentials: {
@@ -31,8 +34,8 @@ export async function searchList(
 	const hooks = new ExecutionLifecycleHooks('manual', 'list-search', { id: 'list-search', nodes: [node], connections: {} } as never);
 	const additionalData = additionalDataFor(new InMemoryCredentialsHelper(credentials), hooks);
 	additionalData.currentNodeParameters = parameters;
-	const context = new LoadOptionsContext(workflow, node, additionalData, 'parameters.jobId');
-	const search = nodeClasses[ACTION_NODE_TYPE].methods?.listSearch?.[method];
-	if (!search) throw new Error(`the action node has no list search "${method}"`);
+	const context = new LoadOptionsContext(workflow, node, additionalData, target.parameter ?? 'parameters.jobId');
+	const search = nodeClasses[nodeType].methods?.listSearch?.[method];
+	if (!search) throw new Error(`${nodeType} has no list search "${method}"`);
 	return await search.call(context as ILoadOptionsFunctions, filter);
 }

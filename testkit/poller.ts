@@ -75,6 +75,8 @@ export interface PollerOptions {
 	withoutPollBudget?: boolean;
 	/** How n8n saves the static data (default: n8n's default mode). */
 	saving?: SavingMode;
+	/** The node's type version as saved in the workflow (default 1: a trigger saved before version 2 existed). */
+	typeVersion?: number;
 }
 
 const NODE_NAME = 'Job Execution Trigger';
@@ -119,7 +121,7 @@ export function createPoller(parameters: INodeParameters, credentials: Credentia
 			id: 'b1b2c3d4-0000-4000-8000-000000000002',
 			name: NODE_NAME,
 			type: TRIGGER_NODE_TYPE,
-			typeVersion: 1,
+			typeVersion: options.typeVersion ?? 1,
 			position: [0, 0],
 			parameters: currentParameters,
 			credentials: {

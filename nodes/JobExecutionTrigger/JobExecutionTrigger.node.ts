@@ -11,11 +11,10 @@ import {
 	authenticationField,
 	credentialsDescription,
 	JOB_STATUS_OPTIONS,
-	jobFilterFields,
 	parseLogField,
 } from '../shared/descriptions';
-import { formatJob } from '../shared/jobOutput';
 import { readJobList } from '../shared/jobList';
+import { nodeVersion } from '../shared/nodeVersion';
 import { settle } from '../shared/settle';
 import type { CredentialType, ResolvedConnection } from '../shared/transport';
 import { apiRequest, failureInWords, getConnection, isRetryableError, readJobCall, retryAfterMs, transportTiming } from '../shared/transport';
@@ -40,7 +39,10 @@ import {
 	MAX_STATE_BYTES,
 	SERVICE_PAGE,
 } from './jobStatusTracker';
-import type { JobEvent, JobSnapshot, PollStats, PossibleGap, TrackedJob, TrackerOptions, TrackerState } from './jobStatusTracker';
+import type { JobSnapshot, PollStats, PossibleGap, TrackedJob, TrackerOptions, TrackerState } from './jobStatusTracker';
+import { eventJson, simplifyField } from './eventOutput';
+import type { EventOutput } from './eventOutput';
+import { filterCollections, filterSearch, filterValue } from './filterPickers';
 
 /** Individual reads of tracked jobs that fell off both capped lists, per poll; the rest wait for the next poll. */
 const DEFAULT_MAX_INDIVIDUAL_READS = 25;
@@ -55,9 +57,10 @@ export class JobExecutionTrigger implements INodeType {
 		name: 'jobExecutionTrigger',
 		icon: { light: 'file:../JobExecution/jobExecution.svg', dark: 'file:../JobExecution/jobExecution.dark.svg' },
 		group: ['trigger'],
-		version: 1,
+		version: [1, 2],
+		defaultVersion: 2,
 		subtitle: '={{ $parameter["triggerOn"] === "anyChange" ? "Any status change" : "Job status changes" }}',
-		description: 'Run data-processing jobs on the Job Execution Service and start workflows when their status changes',
+		description: 'Starts the workflow when a job on the Job Execution Service is submitted, starts, completes, fails or is cancelled',
 		defaults: { name: 'Job Execution Trigger' },
 		polling: true,
 		inputs: [],
@@ -101,14 +104,8 @@ export class JobExecutionTrigger implements INodeType {
 					},
 				],
 			},
-			{
-				displayName: 'Filters',
-				name: 'filters',
-				type: 'collection',
-				placeholder: 'Add Filter',
-				default: {},
-				options: jobFilterFields,
-			},
+			...filterCollections,
+			simplifyField,
 			{
 				displayName: 'Options',
 				name: 'options',
@@ -147,10 +144,13 @@ export class JobExecutionTrigger implements INodeType {
 		],
 	};
 
+	methods = { listSearch: filterSearch };
+
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		const connection = await getConnection.call(this, this.getNodeParameter('authentication') as CredentialType);
 		const tracker = trackerOptions(this);
 		const options = (this.getNodeParameter('options', {}) as IDataObject) ?? {};
+		const output = outputOf(this, options);
 		const maxReads = readMaxReads(this, options);
 		const onGap = readOnGap(this, options);
 		// Whatever the service does, a poll ends by this deadline (every request of it included).
@@ -159,7 +159,7 @@ export class JobExecutionTrigger implements INodeType {
 		if (this.getMode() === 'manual') {
 			const active = await listJobs(this, connection, 'active', { deadline, startedAt });
 			const history = await listJobs(this, connection, 'history', { deadline, startedAt });
-			return [testEvent(this, tracker, active.jobs, history.jobs, options)];
+			return [testEvent(this, tracker, active.jobs, history.jobs, output)];
 		}
 		const staticData = this.getWorkflowStaticData('node');
 		const key = memoryKey(this, connection);
@@ -175,7 +175,7 @@ export class JobExecutionTrigger implements INodeType {
 		const observation = { active: active.jobs, history: history.jobs, ...reads, now: Date.now() };
 		const { events, state: next, stats } = computeEvents(state, observation, tracker);
 		// Stored only now: a poll that failed above leaves the previous state, so nothing is lost or repeated.
-		const items = events.map((event) => ({ json: eventJson(event, options) }));
+		const items = events.map((event) => ({ json: eventJson(event, output) }));
 		if (stats.gap !== null && onGap === 'emitItem') items.unshift({ json: gapJson(stats.gap) });
 		staticData.tracker = next;
 		staticData.stamp = remember(key, next, items.length > 0);
@@ -381,8 +381,8 @@ function trackerOptions(context: IPollFunctions): TrackerOptions {
 	};
 	return {
 		watch,
-		flowName: text(filters.flowName, 'Flow Name'),
-		runProfileName: text(filters.runProfileName, 'Run Profile'),
+		flowName: text(filterValue(filters.flowName), 'Flow Name'),
+		runProfileName: text(filterValue(filters.runProfileName), 'Run Profile'),
 		startFrom: context.getNodeParameter('startFrom', 'now') === 'existing' ? 'existing' : 'now',
 	};
 }
@@ -422,13 +422,12 @@ async function listJobs(
 	return { jobs: jobs as JobSnapshot[], dropped: listed - jobs.length };
 }
 
-function eventJson(event: JobEvent, options: IDataObject): IDataObject {
-	return {
-		...formatJob(event.job as IDataObject, { parseLog: options.parseLog === true }),
-		event: event.event,
-		previousStatus: event.previousStatus,
-		skippedStatuses: event.skippedStatuses,
-	};
+/** How events become items: version 1's shape, or version 2's (Simplify on by default). */
+function outputOf(context: IPollFunctions, options: IDataObject): EventOutput {
+	const version = nodeVersion(context);
+	const simplify = version >= 2 ? context.getNodeParameter('simplify', true) : false;
+	if (typeof simplify !== 'boolean') throw badSetting(context, `Simplify must be true or false, got ${describeGiven(simplify)}`);
+	return { version, parseLog: options.parseLog === true, simplify };
 }
 
 /** "Fetch test event": the most recent matching job, with the same filters, and no state written. */
@@ -437,7 +436,7 @@ function testEvent(
 	tracker: TrackerOptions,
 	active: JobSnapshot[],
 	history: JobSnapshot[],
-	options: IDataObject,
+	output: EventOutput,
 ): INodeExecutionData[] {
 	const watch = tracker.watch;
 	const matches = emissionFilter(tracker);
@@ -459,7 +458,7 @@ function testEvent(
 		{
 			json: eventJson(
 				{ job: latest, event: 'newJob', status: normalizeStatus(latest.executionStatus), previousStatus: null, skippedStatuses: [] },
-				options,
+				output,
 			),
 		},
 	];

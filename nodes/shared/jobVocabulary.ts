@@ -49,6 +49,27 @@ export function isTerminalStatus(value: unknown): boolean {
 	return TERMINAL.has(normalizeStatus(value));
 }
 
+/**
+ * What a status says happened to a job, for users to branch on (the trigger's `outcome`): it was queued, it started,
+ * it completed, it failed (ERROR) or it was cancelled. A status the spec does not name is `other`.
+ */
+export const JOB_OUTCOMES = ['queued', 'started', 'completed', 'failed', 'cancelled', 'other'] as const;
+export type JobOutcome = (typeof JOB_OUTCOMES)[number];
+
+const OUTCOME_OF: Record<JobStatus, JobOutcome> = {
+	QUEUED: 'queued',
+	RUNNING: 'started',
+	COMPLETED: 'completed',
+	ERROR: 'failed',
+	CANCELLED: 'cancelled',
+};
+
+/** The outcome a status reports, whatever its case and surrounding spaces; `other` for anything else. */
+export function statusOutcome(value: unknown): JobOutcome {
+	const status = normalizeStatus(value);
+	return isJobStatus(status) ? OUTCOME_OF[status] : 'other';
+}
+
 /** QUEUED or RUNNING, whatever the case and surrounding spaces. */
 export function isActiveStatus(value: unknown): boolean {
 	return ACTIVE.has(normalizeStatus(value));

@@ -1,7 +1,8 @@
 /**
  * The README's quick start in a real browser: `npm start` as a user runs it (in its own data folder and ports),
  * then Debian's Chromium logs in with the printed login, adds a Job Execution node (its credential must be the
- * native one), opens the printed navigation URL (200), tests a credential with a wrong key (the node's own message,
+ * native one), opens the printed navigation URL (200), opens the trigger example and picks from its Flow Name list
+ * (version 2: the names of the jobs the service lists), tests a credential with a wrong key (the node's own message,
  * never the key), and finally SIGTERM to the npm process must stop n8n and the service.
  */
 import { spawn } from 'child_process';
@@ -13,6 +14,7 @@ import type { Browser, Page } from 'playwright-core';
 
 import { freePort } from '../../host/n8n';
 import { projectRoot } from '../../host/paths';
+import { EXAMPLE_IDS } from '../../host/workspace';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
@@ -97,6 +99,21 @@ async function wrongKeyTestMessage(page: Page, printed: Printed): Promise<string
 	return await modal.innerText();
 }
 
+// The trigger example (version 2) as a user opens it: its node (as host/screenshot.ts opens nodes), then the Flow
+// Name filter's "From List", until a listed name shows. When none does, a screenshot and the page's text say why.
+async function flowNameListed(page: Page, printed: Printed, name: string): Promise<void> {
+	await page.goto(`${printed.editor}/workflow/${EXAMPLE_IDS['trigger-on-completed']}`);
+	await page.locator('.vue-flow__node').filter({ hasText: 'Job finished' }).dblclick({ force: true });
+	await sleep(2500);
+	await page.locator('[data-test-id="rlc-input"]').first().click({ force: true });
+	try {
+		await page.getByText(name, { exact: true }).first().waitFor({ timeout: 60_000 });
+	} catch (error) {
+		await page.screenshot({ path: join(projectRoot, '.cache', 'browser-e2e-flow-names.png') });
+		throw new Error(`"${name}" is not listed; the page shows: ${(await page.locator('body').innerText()).slice(0, 3000)}\n${String(error)}`);
+	}
+}
+
 const describeWithChromium = existsSync(CHROMIUM) ? describe : describe.skip;
 if (!existsSync(CHROMIUM)) log(`skipped: ${CHROMIUM} is missing (apt-get install -y chromium; .ci/run installs it)`);
 
@@ -152,6 +169,17 @@ describeWithChromium('the README quick start in a browser (n8n 2.41.1)', () => {
 
 	it('a new Job Execution node preselects the native credential', async () => {
 		expect(await credentialOfNewNode(page, printed)).toBe('Job Execution API (reference server)');
+	});
+
+	it('the trigger example (version 2) offers the flow names the service lists in its Flow Name filter', async () => {
+		// A job of the sales flow, submitted as another system would: the service lists it.
+		const submitted = await fetch(`${new URL(printed.navigationUrl).origin}/api/v1/jobs`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json', authorization: `Bearer ${printed.nativeToken}` },
+			body: JSON.stringify({ flowFileName: '/Shared/Flows/sales.flow', runProfileName: 'default', notificationEnabled: false, parameters: [] }),
+		});
+		expect(submitted.status).toBe(200);
+		await flowNameListed(page, printed, 'sales');
 	});
 
 	it('the navigation URL opens in the browser → HTTP 200 and the flow named', async () => {

@@ -1,6 +1,7 @@
 /**
  * The packed package inside a real n8n (each supported version): workflows imported and run with `n8n execute`,
- * and the trigger in an activated workflow under `n8n start`, across a restart, observed through a local sink.
+ * and the trigger in an activated workflow under `n8n start`, across a restart, observed through a local sink: one
+ * saved on version 1 (its items unchanged) and one added new, which is version 2 (jobId, outcome, simplified).
  */
 import { createServer } from 'http';
 import type { Server } from 'http';
@@ -39,7 +40,8 @@ function outcome(executed: ExecutedWorkflow) {
 
 interface Sink {
 	url: string;
-	events: Array<{ id: string; executionStatus: string }>;
+	/** Each field as the report node sent it: "present:<value>" or "absent". */
+	events: Array<{ version: string; id: string; jobId: string; executionStatus: string; outcome: string; event: string; log: string }>;
 	server: Server;
 }
 
@@ -152,13 +154,13 @@ describe.each(versions)('inside n8n %s', (version) => {
 			await until('the activation poll', () => requests() > 0, 60_000);
 			const first = [await submit('/Shared/Flows/sales.flow'), await submit('/Shared/Flows/inventory-load.flow')];
 			log(`submitted ${first.length} jobs while n8n ${version} polls`);
-			await until('the first events', () => sink.events.length >= 2, 90_000);
+			await until('the first events', () => sink.events.length >= 4, 90_000);
 
 			await n8n.stop();
 			const whileDown = [await submit('/Shared/Flows/sales.flow'), await submit('/Shared/Flows/inventory-load.flow')];
 			await until('the jobs to finish while n8n is down', () => finished(whileDown), 30_000);
 			n8n = await startN8n(session.n8n);
-			await until('the events of jobs that ended while n8n was down', () => sink.events.length >= 4, 90_000);
+			await until('the events of jobs that ended while n8n was down', () => sink.events.length >= 8, 90_000);
 
 			// One more scheduled poll must add nothing.
 			const seen = requests();
@@ -166,10 +168,22 @@ describe.each(versions)('inside n8n %s', (version) => {
 			await sleep(5000);
 			await n8n.stop();
 
-			const expected = [...first, ...whileDown].map((id) => `${id} ${session.server.store.status(id)?.executionStatus}`);
-			const received = sink.events.map((event) => `${event.id} ${event.executionStatus}`);
-			log(`trigger on n8n ${version}: ${received.length} events for ${expected.length} (job, status) changes`);
-			expect([...received].sort()).toEqual([...expected].sort());
+			const statusOf = (id: string) => session.server.store.status(id)?.executionStatus ?? '';
+			const outcomes: Record<string, string> = { COMPLETED: 'completed', ERROR: 'failed' };
+			const ids = [...first, ...whileDown];
+			// Version 1 as it always was: the JobStatus (log included) with `event`, no jobId or outcome.
+			const one = sink.events.filter((event) => event.version === '1');
+			const expectedOne = ids.map((id) => [`present:${id}`, 'absent', `present:${statusOf(id)}`, 'absent', true, true]);
+			const receivedOne = one.map((event) => [event.id, event.jobId, event.executionStatus, event.outcome, /^present:(newJob|statusChanged)$/.test(event.event), event.log.startsWith('present:')]);
+			// Version 2, a new node's defaults: jobId and outcome, simplified (no id, event or raw log).
+			const two = sink.events.filter((event) => event.version === '2');
+			const expectedTwo = ids.map((id) => ['absent', `present:${id}`, `present:${statusOf(id)}`, `present:${outcomes[statusOf(id)]}`, 'absent', 'absent']);
+			const receivedTwo = two.map((event) => [event.id, event.jobId, event.executionStatus, event.outcome, event.event, event.log]);
+			log(`trigger on n8n ${version}: ${one.length} + ${two.length} events for ${ids.length} (job, status) changes`);
+			const sorted = (rows: unknown[][]) => rows.map((row) => JSON.stringify(row)).sort();
+			expect(sorted(receivedOne)).toEqual(sorted(expectedOne));
+			expect(sorted(receivedTwo)).toEqual(sorted(expectedTwo));
+			expect(sink.events).toHaveLength(one.length + two.length);
 		} catch (err) {
 			log(`server requests: ${JSON.stringify(session.server.stats.byRoute)}; sink: ${JSON.stringify(sink.events)}`);
 			log(`n8n output:\n${n8n?.output().slice(-6000)}`);

@@ -108,38 +108,44 @@ export function wrongRelayKeyWorkflow(): WorkflowRecord {
 
 export const TRIGGER_WORKFLOW_ID = 'jobExecE2eTrig01';
 
-// The trigger reports finished jobs to a sink, one POST per event: what reaches a downstream node is what is counted.
+// Two triggers on finished jobs, one saved on version 1 and one added new (version 2, its defaults), each reporting to
+// a sink, one POST per event with the fields either version may carry: what reaches a downstream node is counted.
 export function triggerWorkflow(pollCron: string, sinkUrl: string): WorkflowRecord {
-	const trigger = node(
-		'Job finished',
-		TRIGGER,
-		{
-			pollTimes: { item: [{ mode: 'custom', cronExpression: pollCron }] },
-			authentication: 'jobExecutionApi',
-			triggerOn: 'statuses',
-			statuses: ['COMPLETED', 'ERROR'],
-			startFrom: 'now',
-		},
-		{ credentials: credentialOf('native') },
-	);
-	const report = node(
-		'Report to sink',
-		'n8n-nodes-base.httpRequest',
-		{
-			method: 'POST',
-			url: sinkUrl,
-			sendBody: true,
-			bodyParameters: {
-				parameters: [
-					{ name: 'id', value: '={{ $json.id }}' },
-					{ name: 'executionStatus', value: '={{ $json.executionStatus }}' },
-				],
+	const versions = [1, 2].map((typeVersion) => {
+		const trigger = node(
+			typeVersion === 1 ? 'Job finished' : 'Job finished (version 2)',
+			TRIGGER,
+			{
+				pollTimes: { item: [{ mode: 'custom', cronExpression: pollCron }] },
+				authentication: 'jobExecutionApi',
+				triggerOn: 'statuses',
+				statuses: ['COMPLETED', 'ERROR'],
+				startFrom: 'now',
 			},
-			options: {},
-		},
-		{ typeVersion: 4.2 },
-	);
-	return { ...workflow(TRIGGER_WORKFLOW_ID, 'e2e: trigger to sink', trigger, [[report]]) };
+			{ credentials: credentialOf('native'), typeVersion },
+		);
+		const fields = ['id', 'jobId', 'executionStatus', 'outcome', 'event', 'log'];
+		const report = node(
+			typeVersion === 1 ? 'Report to sink' : 'Report version 2 to sink',
+			'n8n-nodes-base.httpRequest',
+			{
+				method: 'POST',
+				url: sinkUrl,
+				sendBody: true,
+				bodyParameters: {
+					parameters: [
+						{ name: 'version', value: String(typeVersion) },
+						// Present or not: a field the item lacks arrives as "absent".
+						...fields.map((field) => ({ name: field, value: `={{ $json.${field} === undefined ? "absent" : "present:" + $json.${field} }}` })),
+					],
+				},
+				options: {},
+			},
+			{ typeVersion: 4.2 },
+		);
+		return workflow(TRIGGER_WORKFLOW_ID, 'e2e: trigger to sink', trigger, [[report]]);
+	});
+	return { ...versions[0], nodes: versions.flatMap((one) => one.nodes), connections: Object.assign({}, ...versions.map((one) => one.connections)) };
 }
 
 /** A node record with n8n's per-node settings (Retry On Fail and its tries), as the editor saves them. */

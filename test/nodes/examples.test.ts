@@ -112,8 +112,10 @@ describe.each(examples)('example $file', ({ workflow }) => {
 					items = result.json;
 					jobId ??= items[0]?.jobId;
 				} else if (node.type === TRIGGER_NODE_TYPE) {
-					const polled = await createPoller(node.parameters, fx.credentials).poll('manual');
+					const polled = await createPoller(node.parameters, fx.credentials, { typeVersion: node.typeVersion }).poll('manual');
 					items = (polled ?? []).map((item) => item.json);
+					// Version 2's events: every item names its job and what happened to it.
+					if (node.typeVersion >= 2) expect(items.filter((item) => typeof item.jobId !== 'string' || typeof item.outcome !== 'string')).toEqual([]);
 				} else {
 					const result = await runActionNode({ credentials: fx.credentials, parameters: node.parameters as INodeParameters, items });
 					expect([node.name, result.error?.message]).toEqual([node.name, undefined]);

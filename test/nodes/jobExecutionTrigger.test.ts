@@ -1,6 +1,7 @@
 /**
  * The trigger through n8n-core's PollContext against the real reference server (controllable clock), both
- * interfaces: every (job, watched status) reported exactly once across polls, caps, outages and restarts.
+ * interfaces: every (job, watched status) reported exactly once across polls, caps, outages and restarts. Every
+ * trigger here is saved on version 1, whose items must never change (version 2: jobExecutionTriggerV2.test.ts).
  */
 import { join } from 'path';
 
@@ -9,13 +10,18 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { runActionNode } from '../../testkit/engine';
 import { BROKEN, credentialsFor, INTERFACES, SALES, startFixture } from '../../testkit/fixtures';
 import type { Fixture, Interface } from '../../testkit/fixtures';
-import { createPoller } from '../../testkit/poller';
-import type { SavingMode } from '../../testkit/poller';
+import { createPoller as createPollerAt } from '../../testkit/poller';
+import type { PollerOptions, SavingMode } from '../../testkit/poller';
 import { startScriptedJobService } from '../../testkit/scriptedJobService';
 import type { Job, ReadFault, ScriptedJobService } from '../../testkit/scriptedJobService';
 import { MAX_MISSES, MAX_STATE_BYTES } from '../../nodes/JobExecutionTrigger/jobStatusTracker';
+import { isParsableLog, parseJobLog } from '../../nodes/shared/logParser';
 import { transportTiming } from '../../nodes/shared/transport';
 import { writeMeasuredBlock } from '../../testkit/measuredBlock';
+
+/** A trigger saved on version 1: what it emits is pinned by these tests. */
+const createPoller = (parameters: Parameters<typeof createPollerAt>[0], credentials: Parameters<typeof createPollerAt>[1], options: PollerOptions = {}) =>
+	createPollerAt(parameters, credentials, { ...options, typeVersion: 1 });
 
 const json = (items: INodeExecutionData[] | null) => (items ?? []).map((item) => item.json);
 
@@ -396,6 +402,30 @@ describe('Job Execution Trigger against a service that fails or lies', () => {
 		service.active = [];
 		service.history = [finished('a')];
 		expect(json(await poller.poll()).map((item) => item.id)).toEqual(['a']);
+	});
+	test('version 1 items, deep-equal: the JobStatus as the service sent it (raw log included), then event, previousStatus, skippedStatuses', async () => {
+		const log = '2026-01-01 10:00:00.000 [main] INFO - Job execution details\nsecond line & < > " \' + / %';
+		const queued: Job = { id: uuid(1), executionStatus: 'QUEUED', flowName: 'f', runProfileName: 'p', jobName: 'f_p', startTime: null, endTime: null, log: null };
+		// Fields a version-2 item adds, sent by the service itself: version 1 passes them on as they are.
+		const done: Job = { ...finished(uuid(2)), jobName: 'f_p', log, runtimeFormatted: '1.000 seconds', outcome: 'theirs', jobId: 'theirs' };
+		const poller = trigger({ triggerOn: 'anyChange', options: { onPossibleGap: 'emitItem' } });
+		expect(await poller.poll()).toBeNull();
+		service.active = [queued];
+		service.history = [done];
+		const byId = (items: IDataObject[]) => [...items].sort((a, b) => String(a.id).localeCompare(String(b.id)));
+		expect(byId(json(await poller.poll()))).toEqual([
+			{ ...queued, event: 'newJob', previousStatus: null, skippedStatuses: [] },
+			{ ...done, event: 'newJob', previousStatus: null, skippedStatuses: [] },
+		]);
+		const completed = { ...queued, executionStatus: 'COMPLETED', startTime: T, endTime: T + 2000, log };
+		service.active = [];
+		service.history = [completed, done];
+		expect(json(await poller.poll())).toEqual([{ ...completed, event: 'statusChanged', previousStatus: 'QUEUED', skippedStatuses: ['RUNNING'] }]);
+		// Parse Log adds logParsed beside the raw log; Fetch Test Event gives the latest job as a new one.
+		const parsing = trigger({ options: { parseLog: true } });
+		expect(json(await parsing.poll('manual'))).toEqual([
+			{ ...completed, logParsed: isParsableLog(log) ? parseJobLog(log) : null, event: 'newJob', previousStatus: null, skippedStatuses: [] },
+		]);
 	});
 });
 

@@ -103,14 +103,15 @@ export function pageProblems(project: Project, file: string, markdown: string, r
 	return [...checkLinks(file, markdown, read), ...checkNames(project, file, markdown)];
 }
 
-// A property, an option or a collection of the nodes' descriptions: what the editor shows is its display name,
-// or an option's name.
+// A property, an option, a collection or a resource locator's mode of the nodes' descriptions: what the editor
+// shows is its display name, or an option's name.
 interface Described {
 	displayName?: string;
 	name?: string;
 	value?: unknown;
 	options?: readonly Described[];
 	values?: readonly Described[];
+	modes?: readonly Described[];
 }
 
 function displayNames(properties: readonly Described[] | undefined, into: Set<string>): Set<string> {
@@ -119,6 +120,7 @@ function displayNames(properties: readonly Described[] | undefined, into: Set<st
 		if ('value' in property && property.name) into.add(property.name);
 		displayNames(property.options, into);
 		displayNames(property.values, into);
+		displayNames(property.modes, into);
 	}
 	return into;
 }
