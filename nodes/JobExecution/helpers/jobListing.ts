@@ -3,7 +3,6 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { JOB_STATUS_OPTIONS, jobFilterFields, jobFilterLocatorFields } from '../../shared/descriptions';
 import { checkStatuses, describeGiven, describeType, isPlainObject, JOB_STATUSES, readTimestamp } from '../../shared/jobVocabulary';
 import type { JobFilter } from '../../shared/jobVocabulary';
-import { MAX_JOBS_PER_LIST } from '../../shared/transport';
 import { fromVersion2, version1Only } from '../../shared/versionDisplay';
 import { hintOnce } from './hints';
 import { badParameter, checkText } from './itemParameters';
@@ -142,9 +141,12 @@ export function sortJobs(jobs: IDataObject[], sort: NonNullable<ListSelection['s
 		.map(({ job }) => job);
 }
 
+/** The spec: a list holds at most 100 jobs (the node reads more, up to MAX_JOBS_PER_LIST, from one that sends more). */
+const SERVICE_LIST_CAP = 100;
+
 /** Version 2's hints: a list at the service's cap (older jobs not listed), and filters that matched none. */
 export function hintListing(context: IExecuteFunctions, listed: number, kept: number, filtered: boolean): void {
-	if (listed >= MAX_JOBS_PER_LIST) {
+	if (listed >= SERVICE_LIST_CAP) {
 		hintOnce(context, {
 			type: 'warning',
 			location: 'outputPane',
