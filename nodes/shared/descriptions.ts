@@ -42,7 +42,7 @@ export const parseLogField: INodeProperties = {
 	type: 'boolean',
 	default: false,
 	description:
-		"Whether to add logParsed beside the raw log, read with the job log grammar of the package's docs/log-format.md: entries, parameters, node performance, step results and the completion message. Lines it does not know are kept apart, in logParsed.unknownLines.",
+		"Whether to add logParsed beside the raw log, read with the job log grammar of the package's docs/log-format.md: entries, parameters, node performance, step results and the completion message. Lines it does not know are kept apart, never dropped: in logParsed.unknownLines, or in the message of the entry they follow.",
 };
 
 /** Shown where a full JobStatus comes back. */
