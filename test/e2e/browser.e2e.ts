@@ -13,6 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 
 import { freePort } from '../../host/n8n';
 import { projectRoot } from '../../host/paths';
+import { NATIVE_CREDENTIAL_ID } from '../../host/workspace';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
@@ -158,6 +159,38 @@ describeWithChromium('the README quick start in a browser (n8n 2.41.1)', () => {
 		const response = await page.goto(printed.navigationUrl);
 		expect(response?.status()).toBe(200);
 		expect(await page.locator('body').innerText()).toMatch(/sales/);
+	});
+
+	it('version 2 offers the run profiles the service has run: Submit\'s Run Profile, From List', async () => {
+		const workflow = {
+			name: 'Browser e2e: Run Profile list (removed afterwards)',
+			nodes: [
+				{
+					id: 'v2-submit',
+					name: 'Submit on version 2',
+					type: 'n8n-nodes-job-execution.jobExecution',
+					typeVersion: 2,
+					position: [0, 0],
+					credentials: { jobExecutionApi: { id: NATIVE_CREDENTIAL_ID, name: 'Job Execution API (reference server)' } },
+					parameters: { authentication: 'jobExecutionApi', resource: 'job', operation: 'submit', flowFileName: '/Shared/Flows/sales.flow', runProfileName: { __rl: true, mode: 'list', value: '' } },
+				},
+			],
+			connections: {},
+			settings: {},
+		};
+		const id = await page.evaluate(async (body) => {
+			const headers = { 'content-type': 'application/json', 'browser-id': (globalThis as unknown as { localStorage: { getItem(key: string): string | null } }).localStorage.getItem('n8n-browserId') ?? '' };
+			const response = await fetch('/rest/workflows', { method: 'POST', headers, body: JSON.stringify(body) });
+			return ((await response.json()) as { data?: { id?: string } }).data?.id;
+		}, workflow);
+		expect(id).toEqual(expect.any(String));
+		await page.goto(`${printed.editor}/workflow/${id}`);
+		await page.locator('.vue-flow__node').filter({ hasText: 'Submit on version 2' }).dblclick({ force: true });
+		await page.locator('[data-test-id="rlc-input"]').first().click({ force: true });
+		// The demo's example runs submitted jobs with the run profile "default": the list offers it by name.
+		const item = page.locator('[data-test-id="rlc-item"]').filter({ hasText: /^\s*default\s*$/ });
+		await item.first().waitFor({ timeout: 30_000 });
+		log(`Run Profile list: ${(await page.locator('[data-test-id="rlc-item"]').allInnerTexts()).join(', ')}`);
 	});
 
 	it("a credential test with a wrong key → the node's message, not the key", async () => {
