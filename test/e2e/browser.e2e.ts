@@ -178,6 +178,8 @@ describeWithChromium('the README quick start in a browser (n8n 2.41.1)', () => {
 			connections: {},
 			settings: {},
 		};
+		// The editor's own REST API, with the page's session: the page must be on the editor (not the navigation URL).
+		await page.goto(`${printed.editor}/home/workflows`);
 		const id = await page.evaluate(async (body) => {
 			const headers = { 'content-type': 'application/json', 'browser-id': (globalThis as unknown as { localStorage: { getItem(key: string): string | null } }).localStorage.getItem('n8n-browserId') ?? '' };
 			const response = await fetch('/rest/workflows', { method: 'POST', headers, body: JSON.stringify(body) });
