@@ -111,6 +111,10 @@ describe('version 2 against the reference server listing jobs oldest first', () 
 		const window = { startedAfter: new Date(start + 2 * 60_000).toISOString(), startedBefore: new Date(start + 5 * 60_000).toISOString() };
 		const inWindow = await run({ operation: 'getMany', scope: 'history', filters: window });
 		expect(inWindow.json.map((job) => job.jobId)).toEqual([ids[4], ids[3], ids[2]]);
+		// n8n's date picker writes no zone: the text is read in the workflow's time zone (n8n's default, New York: UTC-5 in November).
+		const newYork = (ms: number) => new Date(ms - 5 * 3600_000).toISOString().slice(0, 19);
+		const picked = await run({ operation: 'getMany', scope: 'history', filters: { startedAfter: newYork(start + 2 * 60_000), startedBefore: newYork(start + 5 * 60_000) } });
+		expect(picked.json.map((job) => job.jobId)).toEqual([ids[4], ids[3], ids[2]]);
 		const endedBefore = await run({ operation: 'getMany', scope: 'history', filters: { endedBefore: new Date(start + 3_000).toISOString() } });
 		expect(endedBefore.json.map((job) => job.jobId)).toEqual([]);
 		const endedByThen = await run({ operation: 'getMany', scope: 'history', filters: { endedBefore: new Date(start + 3_001).toISOString() } });

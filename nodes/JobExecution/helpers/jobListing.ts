@@ -82,11 +82,33 @@ export interface ListSelection extends JobFilter {
 	sort?: { field: 'startTime' | 'endTime'; descending: boolean };
 }
 
+const ZONE_RE = /(?:Z|[+-]\d{2}:?\d{2})$/i;
+
+/** The offset of a time zone at an instant, in ms (UTC when the zone is unknown). */
+function zoneOffsetMs(utcMs: number, timeZone: string): number {
+	try {
+		const format = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+		const part = (type: string) => Number(format.formatToParts(new Date(utcMs)).find((candidate) => candidate.type === type)?.value);
+		const wall = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'));
+		return Number.isFinite(wall) ? wall - Math.floor(utcMs / 1000) * 1000 : 0;
+	} catch {
+		return 0;
+	}
+}
+
+/** A date text: with a zone as written; without one (as n8n's date picker writes it) in the workflow's time zone. */
+function parseDateText(text: string, timeZone: string): number {
+	if (ZONE_RE.test(text)) return Date.parse(text);
+	const asUtc = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00Z` : `${text}Z`);
+	return Number.isFinite(asUtc) ? asUtc - zoneOffsetMs(asUtc, timeZone) : NaN;
+}
+
 /** A time filter's value: a date text n8n's date picker writes, an ISO text, epoch ms, or a Luxon DateTime. */
 function timeValue(context: IExecuteFunctions, itemIndex: number, label: string, raw: unknown): number | null {
 	if (raw === undefined || raw === null || raw === '') return null;
 	const given = isPlainObject(raw) && typeof raw.toISO === 'function' ? (raw.toISO as () => unknown)() : raw;
-	const ms = typeof given === 'number' ? given : typeof given === 'string' && given.length <= 64 ? Date.parse(given.trim()) : NaN;
+	const text = typeof given === 'string' && given.length <= 64 ? given.trim() : undefined;
+	const ms = typeof given === 'number' ? given : text !== undefined ? parseDateText(text, context.getTimezone()) : NaN;
 	if (!Number.isFinite(ms)) throw badParameter(context, itemIndex, `${label} filter must be a date and time, got ${describeGiven(raw)}`);
 	return ms;
 }
