@@ -178,11 +178,11 @@ describeWithChromium('the README quick start in a browser (n8n 2.41.1)', () => {
 			connections: {},
 			settings: {},
 		};
-		// A job of the run profile "weekly-e2e", submitted to the demo's service as any client would: the list must offer it.
+		// A job of the run profile "nightly" (the demo's examples run only "default"), submitted to the demo's service as any client would: the list must offer it.
 		const submitted = await fetch(`http://127.0.0.1:${ports.server}/api/v1/jobs`, {
 			method: 'POST',
 			headers: { authorization: `Bearer ${printed.nativeToken}`, 'content-type': 'application/json' },
-			body: JSON.stringify({ flowFileName: '/Shared/Flows/sales.flow', runProfileName: 'weekly-e2e', notificationEnabled: false }),
+			body: JSON.stringify({ flowFileName: '/Shared/Flows/sales.flow', runProfileName: 'nightly', notificationEnabled: false }),
 		});
 		expect(submitted.status).toBeLessThan(300);
 		// The editor's own REST API, with the page's session: the page must be on the editor (not the navigation URL).
@@ -196,12 +196,12 @@ describeWithChromium('the README quick start in a browser (n8n 2.41.1)', () => {
 		await page.goto(`${printed.editor}/workflow/${id}`);
 		await page.locator('.vue-flow__node').filter({ hasText: 'Submit on version 2' }).dblclick({ force: true });
 		await page.locator('[data-test-id="rlc-input"]').first().click({ force: true });
-		const item = page.locator('[data-test-id="rlc-item"]').filter({ hasText: /^\s*weekly-e2e\s*$/ });
+		const item = page.locator('[data-test-id="rlc-item"]').filter({ hasText: /^\s*nightly\s*$/ });
 		try {
 			await item.first().waitFor({ timeout: 30_000 });
 		} catch (error) {
 			await page.screenshot({ path: join(dataDir, '..', `browser-e2e-run-profile-list-${process.pid}.png`) }).catch(() => undefined);
-			log(`no "weekly-e2e" in the Run Profile list; the page shows: ${(await page.locator('body').innerText()).slice(0, 3000)}`);
+			log(`no "nightly" in the Run Profile list; the page shows: ${(await page.locator('body').innerText()).slice(0, 3000)}`);
 			throw error;
 		}
 		log(`Run Profile list: ${(await page.locator('[data-test-id="rlc-item"]').allInnerTexts()).join(', ')}`);
