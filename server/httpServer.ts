@@ -37,6 +37,8 @@ export interface ReferenceServerOptions {
 	userApiKey?: string;
 	nativeAuth?: NativeAuth;
 	statusFilterForm?: StatusFilterForm;
+	// Test only: list the same jobs oldest first (the spec defines no order; clients must not rely on one).
+	listOrder?: 'newestFirst' | 'oldestFirst';
 	// Jobs kept: beyond it the oldest finished ones are forgotten (queued and running jobs never are).
 	maxJobs?: number;
 	// Jobs waiting for a slot: past it a submission is refused with 503 and Retry-After.
@@ -142,6 +144,7 @@ async function buildState(options: ReferenceServerOptions) {
 		store,
 		catalog,
 		statusFilterForm: options.statusFilterForm ?? 'jsonString',
+		listOrder: options.listOrder ?? 'newestFirst',
 		persist: journal ? () => journal.save() : () => Promise.resolve(),
 	};
 	return { clock, catalog, store, journal, lock: data?.lock, keys, ctx, leftoversRemoved: data?.leftoversRemoved ?? 0, tornBytes: data?.tornBytes ?? 0 };

@@ -51,7 +51,8 @@ function listJobs(ctx: NativeContext, call: RouteCall): NativeResponse {
 	if (value !== undefined && value !== 'active' && value !== 'history') {
 		return message(400, `unknown filter ${quote(value)} (allowed: active, history)`);
 	}
-	const statuses = ctx.store.listLazily(value as ListFilter | undefined);
+	const listed = ctx.store.listLazily(value as ListFilter | undefined);
+	const statuses = ctx.listOrder === 'oldestFirst' ? listed.reverse() : listed;
 	return { status: 200, contentType: JSON_TYPE, body: '', stream: () => jsonArray(statuses, LIST_MAX_BYTES) };
 }
 

@@ -14,6 +14,8 @@ export interface NativeContext {
 	store: JobStore;
 	catalog: CatalogIndex;
 	statusFilterForm: StatusFilterForm;
+	// The order lists are sent in: newest first (the default), or oldest first (the spec defines none).
+	listOrder: 'newestFirst' | 'oldestFirst';
 	// Resolves once the submitted job is on disk (no-op without --data).
 	persist: () => Promise<void>;
 }

@@ -5,7 +5,7 @@ import { authenticationField } from '../shared/descriptions';
 import { resourceProperties } from './actions/resources';
 import { router } from './actions/router';
 import { jobExecutionApiTest, jobExecutionRelayApiTest } from './methods/credentialTest';
-import { searchJobs } from './methods/listSearch';
+import { searchFlowNames, searchJobs, searchRunProfiles } from './methods/listSearch';
 
 export class JobExecution implements INodeType {
 	description: INodeTypeDescription = {
@@ -13,7 +13,8 @@ export class JobExecution implements INodeType {
 		name: 'jobExecution',
 		icon: { light: 'file:jobExecution.svg', dark: 'file:jobExecution.dark.svg' },
 		group: ['transform'],
-		version: 1,
+		version: [1, 2],
+		defaultVersion: 2,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
 		description: 'Submit data-processing jobs to the Job Execution Service, wait for them to end and read their status',
 		defaults: { name: 'Job Execution' },
@@ -33,7 +34,7 @@ export class JobExecution implements INodeType {
 		properties: [authenticationField, ...resourceProperties],
 	};
 
-	methods = { listSearch: { searchJobs }, credentialTest: { jobExecutionApiTest, jobExecutionRelayApiTest } };
+	methods = { listSearch: { searchJobs, searchFlowNames, searchRunProfiles }, credentialTest: { jobExecutionApiTest, jobExecutionRelayApiTest } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);

@@ -42,7 +42,7 @@ export const parseLogField: INodeProperties = {
 	type: 'boolean',
 	default: false,
 	description:
-		'Whether to add logParsed beside the raw log: entries, parameters, node performance, step results and the completion message',
+		"Whether to add logParsed beside the raw log, read with the job log grammar of the package's docs/log-format.md: entries, parameters, node performance, step results and the completion message. Lines it does not know are kept apart, never dropped: in logParsed.unknownLines, or in the message of the entry they follow.",
 };
 
 /** Shown where a full JobStatus comes back. */
@@ -117,3 +117,40 @@ export const authenticationField: INodeProperties = {
 		{ name: 'Relay API', value: RELAY_CREDENTIAL, description: 'The relay at /call/status and /call/execute' },
 	],
 };
+
+/** Version 2's Simplify, top level and on by default, as n8n's own nodes have it. */
+export const simplifyField: INodeProperties = {
+	displayName: 'Simplify',
+	name: 'simplify',
+	type: 'boolean',
+	default: true,
+	description: 'Whether to return a simplified version of the response instead of the raw data',
+};
+
+/** A name picked from the names the service's lists hold, or typed (n8n's resource locator: From List, By Name). */
+export function nameLocatorField(field: { displayName: string; name: string; searchListMethod: string; required: boolean; description: string }): INodeProperties {
+	return {
+		displayName: field.displayName,
+		name: field.name,
+		type: 'resourceLocator',
+		default: { mode: 'list', value: '' },
+		required: field.required,
+		description: field.description,
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				placeholder: `Select a ${field.displayName.toLowerCase()}...`,
+				typeOptions: { searchListMethod: field.searchListMethod, searchable: true },
+			},
+			{ displayName: 'By Name', name: 'name', type: 'string', placeholder: 'e.g. default' },
+		],
+	};
+}
+
+/** Version 2's filters on a listed job's flow and run profile: picked from the names the service lists. */
+export const jobFilterLocatorFields: INodeProperties[] = [
+	nameLocatorField({ displayName: 'Flow Name', name: 'flowName', searchListMethod: 'searchFlowNames', required: false, description: 'Only jobs of this flow (exact name)' }),
+	nameLocatorField({ displayName: 'Run Profile', name: 'runProfileName', searchListMethod: 'searchRunProfiles', required: false, description: 'Only jobs of this run profile (exact name)' }),
+];

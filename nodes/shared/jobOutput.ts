@@ -1,7 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { isParsableLog, MAX_PARSED_LOG_CHARS, parseJobLog } from './logParser';
-import { simplifyJob } from './jobSummary';
+import { readableJobId } from './jobVocabulary';
+import { simplifyJob, summarizeJob } from './jobSummary';
 import { LIST_CUT_FIELD } from './transport/listReader';
 
 /** Whether a listed job's log was cut by the list reader (a list too large to keep whole): its end is missing. */
@@ -15,22 +16,62 @@ export interface JobOutputOptions {
 	simplify?: boolean;
 }
 
-/** A JobStatus as the user asked to see it: raw, with the parsed log beside the raw one, or summarised. */
+/** Version 1: a JobStatus as the user asked to see it: raw, with the parsed log beside the raw one, or summarised. */
 export function formatJob(job: IDataObject, options: JobOutputOptions): IDataObject {
 	const output: IDataObject = options.simplify ? simplifyJob(job) : { ...job };
-	if (options.parseLog) {
-		const log = job.log;
-		if (logCutInList(job)) {
-			// Its end (the results and the final status) is cut: a partial parse would look like a job that never finished.
-			output.logParsed = null;
-			output.logNotParsed = `The log was cut in the job list (see "${LIST_CUT_FIELD}"): read the job by its ID (Get) to parse its log whole.`;
-		} else if (typeof log === 'string' && log.length > MAX_PARSED_LOG_CHARS) {
-			// Kept raw: a bounded log bounds how long one item blocks n8n (the parser is linear, not free).
-			output.logParsed = null;
-			output.logNotParsed = `The log has ${log.length} characters, more than the ${MAX_PARSED_LOG_CHARS} the node parses: it is kept raw in "log".`;
-		} else {
-			output.logParsed = isParsableLog(log) ? parseJobLog(log) : null;
-		}
+	if (options.parseLog) addParsedLog(output, job);
+	return output;
+}
+
+function addParsedLog(output: IDataObject, job: IDataObject): void {
+	const log = job.log;
+	if (logCutInList(job)) {
+		// Its end (the results and the final status) is cut: a partial parse would look like a job that never finished.
+		output.logParsed = null;
+		output.logNotParsed = `The log was cut in the job list (see "${LIST_CUT_FIELD}"): read the job by its ID (Get) to parse its log whole.`;
+	} else if (typeof log === 'string' && log.length > MAX_PARSED_LOG_CHARS) {
+		// Kept raw: a bounded log bounds how long one item blocks n8n (the parser is linear, not free).
+		output.logParsed = null;
+		output.logNotParsed = `The log has ${log.length} characters, more than the ${MAX_PARSED_LOG_CHARS} the node parses: it is kept raw in "log".`;
+	} else {
+		output.logParsed = isParsableLog(log) ? parseJobLog(log) : null;
 	}
+}
+
+/** Version 2's output choice: n8n's Simplify (or, as an AI tool, Output: Simplified / Raw / Selected fields). */
+export type JobOutputMode = 'simplified' | 'raw' | 'selected';
+
+export interface JobShape {
+	mode: JobOutputMode;
+	/** The JobStatus fields kept in 'selected' mode (jobId always is). */
+	fields?: readonly string[];
+	parseLog?: boolean;
+}
+
+/** The JobStatus fields of the spec, in its order: what Selected Fields offers. */
+export const JOB_STATUS_FIELDS = [
+	'jobType', 'flowName', 'runProfileName', 'jobName', 'startTime', 'endTime', 'executionStatus', 'log', 'executionPerformanceReport',
+	'error', 'currentStepId', 'currentStepDescription', 'currentStepStartTime', 'currentStepStatus', 'runProfile', 'runtimeFormatted',
+	'startTimeFormatted', 'endTimeFormatted', 'currentStepElapsedTime',
+] as const;
+
+/**
+ * Version 2: a job as an item, `jobId` first in every shape (the job's own id, else the one the item asked for).
+ * Raw keeps every field the service sent; Parse Log adds `logParsed` where the log is kept.
+ */
+export function shapeJob(job: IDataObject, shape: JobShape, knownJobId?: string): IDataObject {
+	const jobId = readableJobId(job) ?? knownJobId ?? null;
+	let output: IDataObject;
+	if (shape.mode === 'simplified') {
+		output = { ...summarizeJob(job), jobId };
+	} else if (shape.mode === 'selected') {
+		output = { jobId };
+		for (const field of shape.fields ?? []) if (Object.hasOwn(job, field) && field !== 'jobId') output[field] = job[field];
+	} else {
+		// jobId leads; a jobId the service sent is replaced by the one the item describes.
+		output = { jobId, ...job };
+		output.jobId = jobId;
+	}
+	if (shape.parseLog) addParsedLog(output, job);
 	return output;
 }

@@ -5,7 +5,7 @@
  * numeric strings and both 13-digit millisecond and 10-digit second timestamps. Nothing throws.
  */
 
-import { isActiveStatus, isPlainObject, isTerminalStatus, parseRuntimeSeconds, toEpochMs } from './jobVocabulary';
+import { isActiveStatus, isPlainObject, isTerminalStatus, parseRuntimeSeconds, stepProgress, toEpochMs } from './jobVocabulary';
 
 export type SimplifiedJob = {
 	id: string | null;
@@ -81,5 +81,47 @@ export function simplifyJob(job: Record<string, unknown>): SimplifiedJob {
 		endTime: toIso(endMs),
 		runtimeSeconds,
 		finished,
+	};
+}
+
+/** How a job ended, in words meant for branching; null while it is queued or running, or its status is unknown. */
+export type JobOutcome = 'completed' | 'failed' | 'cancelled' | null;
+
+const OUTCOMES: Record<string, JobOutcome> = { COMPLETED: 'completed', ERROR: 'failed', CANCELLED: 'cancelled' };
+
+/** Version 2's simplified job: ten fields at most, flat, the ones users branch on first. */
+export type JobSummary = {
+	jobId: string | null;
+	executionStatus: string | null;
+	outcome: JobOutcome;
+	flowName: string | null;
+	runProfileName: string | null;
+	startTime: string | null;
+	endTime: string | null;
+	runtimeSeconds: number | null;
+	stepsCompleted: number | null;
+	stepsTotal: number | null;
+};
+
+/**
+ * Version 2's Simplify (action node and trigger): a pure function of the job as the service sent it. Times are ISO
+ * text, the runtime and the progress numbers; missing or malformed fields are null. Never throws.
+ */
+export function summarizeJob(job: Record<string, unknown>): JobSummary {
+	const j: Record<string, unknown> = isPlainObject(job) ? job : {};
+	const old = simplifyJob(j);
+	const status = old.executionStatus === null ? null : old.executionStatus.toUpperCase();
+	const progress = stepProgress(j.currentStepDescription);
+	return {
+		jobId: old.id,
+		executionStatus: status,
+		outcome: status !== null && Object.hasOwn(OUTCOMES, status) ? OUTCOMES[status] : null,
+		flowName: old.flowName,
+		runProfileName: old.runProfileName,
+		startTime: old.startTime,
+		endTime: old.endTime,
+		runtimeSeconds: old.runtimeSeconds,
+		stepsCompleted: progress?.completed ?? null,
+		stepsTotal: progress?.total ?? null,
 	};
 }

@@ -227,3 +227,36 @@ export function describeGiven(value: unknown, options: { values?: boolean } = {}
 	if (options.values && (typeof value === 'number' || typeof value === 'boolean')) return String(value);
 	return describeType(value);
 }
+
+// `Step <n> (<k> of <m> completed)` while running, `Step <n> (<m>)` once completed (the spec's two forms).
+const RUNNING_STEP_RE = /^Step[ \t]+\d{1,9}[ \t]*\([ \t]*(\d{1,9})[ \t]+of[ \t]+(\d{1,9})[ \t]+completed[ \t]*\)$/i;
+const DONE_STEP_RE = /^Step[ \t]+\d{1,9}[ \t]*\([ \t]*(\d{1,9})[ \t]*\)$/i;
+
+/** A job's progress as numbers from its step description ("Step 2 (1 of 3 completed)" → 1 of 3); null when not one. */
+export function stepProgress(description: unknown): { completed: number; total: number } | null {
+	// Bounded before matching: a description longer than any of the two forms is not one of them.
+	if (typeof description !== 'string' || description.length > 80) return null;
+	const text = description.trim();
+	const running = RUNNING_STEP_RE.exec(text);
+	if (running) {
+		const [completed, total] = [Number(running[1]), Number(running[2])];
+		return completed <= total ? { completed, total } : null;
+	}
+	const done = DONE_STEP_RE.exec(text);
+	return done ? { completed: Number(done[1]), total: Number(done[1]) } : null;
+}
+
+const ISO_DATE_RE = /^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/**
+ * A job's timestamp in epoch ms for ordering and time filters: what toEpochMs reads, or an ISO date text (some
+ * services send them); null otherwise.
+ */
+export function readTimestamp(value: unknown): number | null {
+	const ms = toEpochMs(value);
+	if (ms !== null || typeof value !== 'string' || value.length > 40) return ms;
+	const text = value.trim();
+	if (!ISO_DATE_RE.test(text)) return null;
+	const parsed = Date.parse(text);
+	return Number.isFinite(parsed) ? parsed : null;
+}

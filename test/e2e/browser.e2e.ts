@@ -14,7 +14,7 @@ import type { Browser, Page } from 'playwright-core';
 
 import { freePort } from '../../host/n8n';
 import { projectRoot } from '../../host/paths';
-import { EXAMPLE_IDS } from '../../host/workspace';
+import { EXAMPLE_IDS, NATIVE_CREDENTIAL_ID } from '../../host/workspace';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
@@ -186,6 +186,52 @@ describeWithChromium('the README quick start in a browser (n8n 2.41.1)', () => {
 		const response = await page.goto(printed.navigationUrl);
 		expect(response?.status()).toBe(200);
 		expect(await page.locator('body').innerText()).toMatch(/sales/);
+	});
+
+	it('version 2 offers the run profiles the service has run: Submit\'s Run Profile, From List', async () => {
+		const workflow = {
+			name: 'Browser e2e: Run Profile list (removed afterwards)',
+			nodes: [
+				{
+					id: 'v2-submit',
+					name: 'Submit on version 2',
+					type: 'n8n-nodes-job-execution.jobExecution',
+					typeVersion: 2,
+					position: [0, 0],
+					credentials: { jobExecutionApi: { id: NATIVE_CREDENTIAL_ID, name: 'Job Execution API (reference server)' } },
+					parameters: { authentication: 'jobExecutionApi', resource: 'job', operation: 'submit', flowFileName: '/Shared/Flows/sales.flow', runProfileName: { __rl: true, mode: 'list', value: '' } },
+				},
+			],
+			connections: {},
+			settings: {},
+		};
+		// A job of the run profile "nightly" (the demo's examples run only "default"), submitted to the demo's service as any client would: the list must offer it.
+		const submitted = await fetch(`http://127.0.0.1:${ports.server}/api/v1/jobs`, {
+			method: 'POST',
+			headers: { authorization: `Bearer ${printed.nativeToken}`, 'content-type': 'application/json' },
+			body: JSON.stringify({ flowFileName: '/Shared/Flows/sales.flow', runProfileName: 'nightly', notificationEnabled: false }),
+		});
+		expect(submitted.status).toBeLessThan(300);
+		// The editor's own REST API, with the page's session: the page must be on the editor (not the navigation URL).
+		await page.goto(`${printed.editor}/home/workflows`);
+		const id = await page.evaluate(async (body) => {
+			const headers = { 'content-type': 'application/json', 'browser-id': (globalThis as unknown as { localStorage: { getItem(key: string): string | null } }).localStorage.getItem('n8n-browserId') ?? '' };
+			const response = await fetch('/rest/workflows', { method: 'POST', headers, body: JSON.stringify(body) });
+			return ((await response.json()) as { data?: { id?: string } }).data?.id;
+		}, workflow);
+		expect(id).toEqual(expect.any(String));
+		await page.goto(`${printed.editor}/workflow/${id}`);
+		await page.locator('.vue-flow__node').filter({ hasText: 'Submit on version 2' }).dblclick({ force: true });
+		await page.locator('[data-test-id="rlc-input"]').first().click({ force: true });
+		const item = page.locator('[data-test-id="rlc-item"]').filter({ hasText: /^\s*nightly\s*$/ });
+		try {
+			await item.first().waitFor({ timeout: 30_000 });
+		} catch (error) {
+			await page.screenshot({ path: join(dataDir, '..', `browser-e2e-run-profile-list-${process.pid}.png`) }).catch(() => undefined);
+			log(`no "nightly" in the Run Profile list; the page shows: ${(await page.locator('body').innerText()).slice(0, 3000)}`);
+			throw error;
+		}
+		log(`Run Profile list: ${(await page.locator('[data-test-id="rlc-item"]').allInnerTexts()).join(', ')}`);
 	});
 
 	it("a credential test with a wrong key → the node's message, not the key", async () => {

@@ -196,17 +196,17 @@ describe.each(versions)('an AI agent through the MCP Server Trigger of n8n %s', 
 
 			const status = await call(client, 'get_job_status', { jobId });
 			expect(status.isError).toBeFalsy();
-			expect(itemsOf(status)[0]).toMatchObject({ id: jobId, flowName: 'sales', executionStatus: expect.stringMatching(/^(QUEUED|RUNNING|COMPLETED)$/) });
+			expect(itemsOf(status)[0]).toMatchObject({ jobId, flowName: 'sales', executionStatus: expect.stringMatching(/^(QUEUED|RUNNING|COMPLETED)$/) });
 
 			const waited = await call(client, 'wait_for_job', { jobId, timeoutSeconds: 60 });
 			expect(waited.isError).toBeFalsy();
 			const [outcome] = itemsOf(waited);
-			expect(outcome).toMatchObject({ id: jobId, executionStatus: 'COMPLETED', finished: true });
+			expect(outcome).toMatchObject({ jobId, executionStatus: 'COMPLETED', outcome: 'completed' });
 			// The typed parameters reached the job as sent: the job's own log lists them.
 			expect(JSON.stringify(outcome.logParsed)).toContain('"batchSize","integer","500"');
 
 			const listed = await call(client, 'list_recent_jobs', { scope: 'history', limit: 100 });
-			expect(itemsOf(listed).map((entry) => entry.id)).toContain(jobId);
+			expect(itemsOf(listed).map((entry) => entry.jobId)).toContain(jobId);
 			expect(session.server.store.count() - before).toBe(1);
 			expect(session.server.store.status(jobId)?.executionStatus).toBe('COMPLETED');
 			log(`${kind}: job ${jobId} ${outcome.executionStatus} in ${String(outcome.runtimeSeconds)} s`);
@@ -253,7 +253,7 @@ describe.each(versions)('an AI agent through the MCP Server Trigger of n8n %s', 
 			expect(textOf(timedOut)).toMatch(new RegExp(`Timed out after 1 s waiting for job ${jobId}: last status (QUEUED|RUNNING)`));
 			expect(heldMs).toBeGreaterThanOrEqual(1000);
 			const waited = await call(client, 'wait_for_job', { jobId });
-			expect(itemsOf(waited)[0]).toMatchObject({ id: jobId, executionStatus: 'COMPLETED' });
+			expect(itemsOf(waited)[0]).toMatchObject({ jobId, executionStatus: 'COMPLETED' });
 			expect(session.server.store.count() - before).toBe(1);
 			log(`wait timeout after ${heldMs} ms: ${JSON.stringify(textOf(timedOut))}`);
 		} finally {

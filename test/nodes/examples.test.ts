@@ -91,6 +91,13 @@ describe.each(examples)('example $file', ({ workflow }) => {
 		}
 	});
 
+	test("uses the action node's current version (version 2, the default for new nodes)", () => {
+		for (const node of workflow.nodes.filter((candidate) => candidate.type !== TRIGGER_NODE_TYPE && ours(candidate))) {
+			expect([node.name, node.typeVersion]).toEqual([node.name, definitionOf(node).description.defaultVersion]);
+		}
+		expect(nodeClasses[ACTION_NODE_TYPE].description.defaultVersion).toBe(2);
+	});
+
 	test('runs against the reference server', async () => {
 		// A finished job exists, so triggers and lists have something to show.
 		const seed = await runActionNode({
@@ -107,7 +114,7 @@ describe.each(examples)('example $file', ({ workflow }) => {
 				if (node.type === TOOL_NODE_TYPE) {
 					// A tool gets no items from a previous node, only the arguments of one agent call.
 					const parameters = withAgentArguments(node.parameters, agentArguments(jobId));
-					const result = await runActionNode({ credentials: fx.credentials, parameters });
+					const result = await runActionNode({ credentials: fx.credentials, parameters, typeVersion: node.typeVersion });
 					expect([node.name, result.error?.message]).toEqual([node.name, undefined]);
 					items = result.json;
 					jobId ??= items[0]?.jobId;
@@ -117,7 +124,7 @@ describe.each(examples)('example $file', ({ workflow }) => {
 					// Version 2's events: every item names its job and what happened to it.
 					if (node.typeVersion >= 2) expect(items.filter((item) => typeof item.jobId !== 'string' || typeof item.outcome !== 'string')).toEqual([]);
 				} else {
-					const result = await runActionNode({ credentials: fx.credentials, parameters: node.parameters as INodeParameters, items });
+					const result = await runActionNode({ credentials: fx.credentials, parameters: node.parameters as INodeParameters, items, typeVersion: node.typeVersion });
 					expect([node.name, result.error?.message]).toEqual([node.name, undefined]);
 					items = result.json;
 				}

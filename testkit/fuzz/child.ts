@@ -30,7 +30,10 @@ export function parametersFor(scenario: Scenario): INodeParameters {
 	const authentication = relay ? 'jobExecutionRelayApi' : 'jobExecutionApi';
 	const flow = relay ? { flowId: '3f2b8c1e-6d4a-4b7e-9a51-0c8d2e7f4a10' } : { flowFileName: '/Shared/Flows/sales.flow' };
 	const jobId = { __rl: true, mode: 'id', value: FUZZ_JOB_ID };
-	const options = { parseLog: scenario.parseLog };
+	// Version 2: the log also goes out as a file, and a quarter of the seeds take the simplified summary.
+	const v2 = scenario.typeVersion === 2;
+	const options = v2 ? { parseLog: scenario.parseLog, logAsFile: true } : { parseLog: scenario.parseLog };
+	const shape = v2 ? { simplify: scenario.seed % 4 === 1 } : {};
 	const waitSettings: INodeParameters = { ...(scenario.wait ?? { pollInterval: 1, timeout: 3 }) };
 	const byTarget: Record<Scenario['target'], INodeParameters> = {
 		submit: { resource: 'job', operation: 'submit', ...flow, runProfileName: 'default' },
@@ -43,7 +46,7 @@ export function parametersFor(scenario: Scenario): INodeParameters {
 		listSearch: {},
 		credentialTest: {},
 	};
-	return { authentication, ...byTarget[scenario.target] };
+	return { authentication, ...byTarget[scenario.target], ...(['trigger', 'listSearch', 'credentialTest'].includes(scenario.target) ? {} : shape) };
 }
 
 /** Walks a value without recursion (it may be 200,000 levels deep), measuring it and looking for secrets. */
@@ -237,8 +240,10 @@ async function runTarget(scenario: Scenario, url: string, probe: Probe): Promise
 		const [outcome] = await runAgentWithTool({ credentials, parameters: parametersFor(scenario), calls, retryOnFail: true, maxTries: scenario.tool.maxTries, waitBetweenTries: 0 });
 		return { output: outcome, error: outcome?.error };
 	}
-	const result = await runActionNode({ credentials, parameters: parametersFor(scenario) });
-	return { output: result.json, error: result.error };
+	const result = await runActionNode({ credentials, parameters: parametersFor(scenario), typeVersion: scenario.typeVersion });
+	// A log given as a file is output too: its text is checked like the JSON (no secret, bounded).
+	const files = result.items.flatMap((item) => Object.values(item.binary ?? {}).map((file) => Buffer.from(file.data, 'base64').toString('utf8')));
+	return { output: files.length > 0 ? [...result.json, { files }] : result.json, error: result.error };
 }
 
 /**
@@ -318,7 +323,7 @@ async function warmUp(): Promise<void> {
 	});
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 	const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-	const warm: Scenario = { seed: 0, target: 'get', variant: 'bearer', classes: [], faults: [], world: [], polls: 2, sanePolls: 2, parseLog: true, statusOnly: false, runningReads: 0 };
+	const warm: Scenario = { seed: 0, target: 'get', variant: 'bearer', classes: [], faults: [], world: [], polls: 2, sanePolls: 2, parseLog: true, statusOnly: false, runningReads: 0, typeVersion: 1 };
 	const credentials = credentialsFor(url).bearer;
 	await runActionNode({ credentials, parameters: parametersFor(warm) });
 	const poller = createPoller(parametersFor({ ...warm, target: 'trigger' }), credentials);

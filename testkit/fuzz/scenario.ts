@@ -116,6 +116,11 @@ export interface Scenario {
 	runningReads: number;
 	/** Run as an agent's tool, one invocation, with Retry On Fail and this many tries (n8n clamps them to 2-5). */
 	tool?: { maxTries: number };
+	/**
+	 * The action node's version: odd seeds run version 2 (its output shapes, Sort, the log as a file). Taken from the
+	 * seed, not the random stream, so every other choice of a seed stays what it was.
+	 */
+	typeVersion: 1 | 2;
 }
 
 /** Which routes a target uses. */
@@ -278,6 +283,7 @@ export function scenarioFor(seed: number): Scenario {
 		parseLog: classes.includes('logParserCpu') || random.chance(0.3),
 		statusOnly: target === 'get' && !classes.includes('logParserCpu') && !classes.includes('echoLog') && random.chance(0.2),
 		runningReads: random.int(0, 1),
+		typeVersion: seed % 2 === 1 ? 2 : 1,
 	};
 	if (target === 'wait' || target === 'submitAndWait') {
 		// Long intervals (past the backoff cap) only in long runs: they take more than a minute.
@@ -305,6 +311,7 @@ export function describeScenario(scenario: Scenario): string {
 	});
 	const world = scenario.world.map((fault) => `jobs: ${JSON.stringify(fault)}`);
 	const options = [
+		scenario.typeVersion === 2 && scenario.target !== 'trigger' ? 'version 2' : '',
 		scenario.parseLog ? 'Parse Log' : '',
 		scenario.statusOnly ? 'Status Only' : '',
 		scenario.wait ? `Poll Interval ${scenario.wait.pollInterval} s, Timeout ${scenario.wait.timeout} s` : '',

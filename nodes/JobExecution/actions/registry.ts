@@ -2,6 +2,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { ResolvedConnection } from '../../shared/transport';
+import type { ItemWithFiles } from '../helpers/jobItems';
 
 /**
  * The one registration of operations: each operation module exports its editor option, its fields, `execute` and
@@ -18,11 +19,14 @@ export interface OperationOption<Value extends string = string> {
 	action: string;
 }
 
+/** What one item gives: one job or object, several, or an item with files. */
+export type OperationOutput = IDataObject | IDataObject[] | ItemWithFiles;
+
 export interface Operation<Value extends string = string> {
 	option: OperationOption<Value>;
 	/** The operation's fields; shown only for its resource and operation. */
 	properties: INodeProperties[];
-	execute(this: IExecuteFunctions, itemIndex: number, connection: ResolvedConnection): Promise<IDataObject | IDataObject[]>;
+	execute(this: IExecuteFunctions, itemIndex: number, connection: ResolvedConnection): Promise<OperationOutput>;
 	/** Items run one at a time unless the operation says otherwise. */
 	concurrency?: (context: IExecuteFunctions) => number;
 }

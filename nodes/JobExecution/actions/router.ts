@@ -6,6 +6,8 @@ import { getConnection } from '../../shared/transport';
 import { settle } from '../../shared/settle';
 import type { Settled } from '../../shared/settle';
 import { submittedJobIds } from '../helpers/submittedJobs';
+import { ItemWithFiles } from '../helpers/jobItems';
+import type { OperationOutput } from './registry';
 import { findOperation } from './resources';
 
 /** What an item carries when the node continues on failure: the message, its detail and the HTTP code. */
@@ -30,7 +32,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	// Resolved once, on the first item that needs it; a bad credential then fails each item the same way.
 	let connection: Promise<ResolvedConnection> | undefined;
 
-	const outcomes: Array<Settled<IDataObject | IDataObject[]>> = [];
+	const outcomes: Array<Settled<OperationOutput>> = [];
 	let failed = false;
 	await inItemOrder(items.length, concurrency, () => failed && !continueOnFail, async (itemIndex) => {
 		connection ??= getConnection.call(this, credentialType, itemIndex);
@@ -43,8 +45,9 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		const outcome = outcomes[itemIndex];
 		if (outcome.ok) {
-			for (const json of Array.isArray(outcome.value) ? outcome.value : [outcome.value]) {
-				output.push({ json, pairedItem: { item: itemIndex } });
+			for (const value of Array.isArray(outcome.value) ? outcome.value : [outcome.value]) {
+				const pairedItem = { item: itemIndex };
+				output.push(value instanceof ItemWithFiles ? { json: value.json, binary: value.binary, pairedItem } : { json: value, pairedItem });
 			}
 			continue;
 		}
@@ -74,8 +77,8 @@ async function inItemOrder(
 }
 
 /** Jobs of other items exist although the node fails and outputs nothing: the error names them. */
-function withSubmittedJobs<E extends NodeApiError | NodeOperationError>(error: E, outcomes: Array<Settled<IDataObject | IDataObject[]>>): E {
-	const ids = submittedJobIds(outcomes.map((outcome) => (outcome?.ok ? outcome.value : undefined)));
+function withSubmittedJobs<E extends NodeApiError | NodeOperationError>(error: E, outcomes: Array<Settled<OperationOutput>>): E {
+	const ids = submittedJobIds(outcomes.map((outcome) => (!outcome?.ok ? undefined : outcome.value instanceof ItemWithFiles ? outcome.value.json : outcome.value)));
 	if (ids.length === 0) return error;
 	const shown = ids.slice(0, 5).join(', ') + (ids.length > 5 ? ` and ${ids.length - 5} more` : '');
 	const note = `Other items were submitted before the node failed: ${ids.length === 1 ? 'job' : `${ids.length} jobs`} ${shown}. Retry On Fail returns these jobs instead of submitting them again.`;

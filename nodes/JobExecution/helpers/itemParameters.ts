@@ -41,9 +41,11 @@ export function readText(
 	itemIndex: number,
 	name: string,
 	label: string,
-	options: { required: boolean; maxLength?: number },
+	options: { required: boolean; maxLength?: number; locator?: boolean },
 ): string {
-	const text = checkText(context, itemIndex, label, context.getNodeParameter(name, itemIndex, ''), options.maxLength);
+	// locator: a resource locator's value (From List or By Name), or the plain text older versions saved.
+	const raw = options.locator ? context.getNodeParameter(name, itemIndex, '', { extractValue: true }) : context.getNodeParameter(name, itemIndex, '');
+	const text = checkText(context, itemIndex, label, raw, options.maxLength);
 	if (options.required && text === '') throw badParameter(context, itemIndex, `${label} is empty`);
 	return text;
 }

@@ -1,5 +1,6 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
 
+import { listFlowChoices } from '../../shared/flowChoices';
 import { firstListed, readJobList } from '../../shared/jobList';
 import { normalizeStatus, readableJobId, toMillis } from '../../shared/jobVocabulary';
 import type { CredentialType } from '../../shared/transport';
@@ -60,4 +61,14 @@ export async function searchJobs(this: ILoadOptionsFunctions, filter?: string): 
 		.map(({ listed }) => toListItem(listed))
 		.filter((item) => needle === '' || `${item.name} ${item.value}`.toLowerCase().includes(needle));
 	return { results };
+}
+
+/** "From list" of version 2's Flow Name filter: the flow names the service's lists hold. */
+export async function searchFlowNames(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+	return await listFlowChoices(this, 'flowName', filter);
+}
+
+/** "From list" of version 2's Run Profile (Submit) and Run Profile filter: the run profile names the lists hold. */
+export async function searchRunProfiles(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+	return await listFlowChoices(this, 'runProfileName', filter);
 }

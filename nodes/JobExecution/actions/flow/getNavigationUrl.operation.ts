@@ -6,6 +6,7 @@ import { badParameter, readText } from '../../helpers/itemParameters';
 import type { ResolvedConnection } from '../../../shared/transport';
 import { flowNavigationUrl, RELAY_CREDENTIAL } from '../../../shared/transport';
 import { flowFileNameField } from '../../../shared/descriptions';
+import { nodeVersion } from '../../../shared/nodeVersion';
 
 const NODE_ID = /^node_\d+$/;
 
@@ -62,5 +63,8 @@ export async function execute(
 		throw badParameter(this, itemIndex, `Node ID "${nodeId.slice(0, 80)}" is not of the form node_<digits>`);
 	}
 	const url = flowNavigationUrl(connection.baseUrl, { flowFileName, runProfile, nodeId: nodeId || undefined });
-	return { url, flowFileName, runProfile, ...(nodeId ? { nodeId } : {}) };
+	const node = nodeId ? { nodeId } : {};
+	// Version 2 uses Submit's names for the same things: navigationUrl, runProfileName.
+	if (nodeVersion(this) >= 2) return { navigationUrl: url, flowFileName, runProfileName: runProfile, ...node };
+	return { url, flowFileName, runProfile, ...node };
 }

@@ -3,36 +3,26 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import type { OperationOption } from '../registry';
 import { extractExecutionStatus } from '../../../shared/jobStatusBody';
-import { formatJob } from '../../../shared/jobOutput';
 import { isPlainObject } from '../../../shared/jobVocabulary';
+import { nodeVersion } from '../../../shared/nodeVersion';
 import { batchingField, readConcurrency } from '../../helpers/batching';
-import { readOutputOptions } from '../../helpers/itemParameters';
+import { jobItem, readJobItemSettings } from '../../helpers/jobItems';
+import type { ItemWithFiles } from '../../helpers/jobItems';
+import { jobOutputFields } from '../../helpers/outputFields';
 import type { ResolvedConnection } from '../../../shared/transport';
 import { apiRequest, readJobCall } from '../../../shared/transport';
-import { jobIdField, outputOptionFields } from '../../../shared/descriptions';
+import { jobIdField } from '../../../shared/descriptions';
 import { readJobId } from './jobId';
 
-export const properties: INodeProperties[] = [
-	jobIdField,
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			{
-				displayName: 'Status Only',
-				name: 'statusOnly',
-				type: 'boolean',
-				default: false,
-				description: 'Whether to read only the execution status (a lighter request): the output is { ID, executionStatus }',
-			},
-			...outputOptionFields,
-		],
-	},
-	batchingField('are read'),
-];
+const statusOnlyField: INodeProperties = {
+	displayName: 'Status Only',
+	name: 'statusOnly',
+	type: 'boolean',
+	default: false,
+	description: 'Whether to read only the execution status (a lighter request): the output is { ID, executionStatus }',
+};
+
+export const properties: INodeProperties[] = [jobIdField, ...jobOutputFields({ statusOnly: statusOnlyField, logFile: true }), batchingField('are read')];
 
 export const option: OperationOption<'get'> = { name: 'Get', value: 'get', description: 'Get the status of a job', action: 'Get a job' };
 
@@ -43,20 +33,21 @@ export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	connection: ResolvedConnection,
-): Promise<IDataObject> {
+): Promise<IDataObject | ItemWithFiles> {
 	const jobId = readJobId(this, itemIndex);
-	const options = readOutputOptions(this, itemIndex);
-	if (options.statusOnly) {
+	const settings = readJobItemSettings(this, itemIndex);
+	if (settings.statusOnly) {
 		const { body } = await apiRequest.call(this, connection, readJobCall(jobId, true), { itemIndex });
 		const executionStatus = extractExecutionStatus(body);
 		if (executionStatus === null) {
 			throw new NodeOperationError(this.getNode(), `The service answered with no execution status for job ${jobId}`, { itemIndex });
 		}
-		return { id: jobId, executionStatus };
+		// Version 2 names a job's id jobId wherever an item describes a job.
+		return nodeVersion(this) < 2 ? { id: jobId, executionStatus } : { jobId, executionStatus };
 	}
 	const { body } = await apiRequest.call(this, connection, readJobCall(jobId), { itemIndex });
 	if (!isPlainObject(body)) {
 		throw new NodeOperationError(this.getNode(), `The service answered with no job status for job ${jobId}`, { itemIndex });
 	}
-	return formatJob(body, options);
+	return await jobItem(this, settings, body, jobId);
 }

@@ -1,14 +1,15 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { OperationOption } from '../registry';
-import { badParameter, checkText, readBoolean, readChoice, readOutputOptions } from '../../helpers/itemParameters';
-import { formatJob } from '../../../shared/jobOutput';
+import { badParameter, readBoolean, readChoice } from '../../helpers/itemParameters';
+import { readJobItemSettings } from '../../helpers/jobItems';
+import { hintListing, listFilterFields, readListSelection, sortField, sortJobs, timeMatcher } from '../../helpers/jobListing';
+import { jobOutputFields } from '../../helpers/outputFields';
 import { firstListed, readJobList } from '../../../shared/jobList';
-import { checkStatuses, describeGiven, JOB_STATUSES, jobFilterMatcher } from '../../../shared/jobVocabulary';
-import type { JobFilter } from '../../../shared/jobVocabulary';
+import { describeGiven, jobFilterMatcher } from '../../../shared/jobVocabulary';
+import { nodeVersion } from '../../../shared/nodeVersion';
 import type { ResolvedConnection } from '../../../shared/transport';
 import { MAX_JOBS_PER_LIST } from '../../../shared/transport';
-import { JOB_STATUS_OPTIONS, jobFilterFields, outputOptionsCollection } from '../../../shared/descriptions';
 
 export const properties: INodeProperties[] = [
 	{
@@ -38,56 +39,27 @@ export const properties: INodeProperties[] = [
 		description: 'Max number of results to return',
 		displayOptions: { show: { returnAll: [false] } },
 	},
-	{
-		displayName: 'Filters',
-		name: 'filters',
-		type: 'collection',
-		placeholder: 'Add Filter',
-		default: {},
-		options: [
-			...jobFilterFields,
-			{
-				displayName: 'Status',
-				name: 'executionStatus',
-				type: 'multiOptions',
-				default: [],
-				options: JOB_STATUS_OPTIONS,
-				description: 'Only jobs in one of these statuses',
-			},
-		],
-	},
-	outputOptionsCollection,
+	...listFilterFields,
+	...jobOutputFields({ logFile: false }),
+	sortField,
 ];
 
 export const option: OperationOption<'getMany'> = { name: 'Get Many', value: 'getMany', description: 'List up to 100 jobs', action: 'Get many jobs' };
-
-/** The Filters collection, checked: text filters must be text, statuses known ones (a single one may be given bare). */
-function readFilters(context: IExecuteFunctions, itemIndex: number): JobFilter {
-	const raw = (context.getNodeParameter('filters', itemIndex, {}) as IDataObject) ?? {};
-	const { statuses, unknown } = checkStatuses(raw.executionStatus ?? []);
-	if (statuses === undefined) {
-		throw badParameter(context, itemIndex, `Status filter must be among ${JOB_STATUSES.join(', ')}, got ${describeGiven(unknown)}`);
-	}
-	return {
-		flowName: checkText(context, itemIndex, 'Flow Name filter', raw.flowName),
-		runProfileName: checkText(context, itemIndex, 'Run Profile filter', raw.runProfileName),
-		statuses,
-	};
-}
 
 export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	connection: ResolvedConnection,
 ): Promise<IDataObject[]> {
+	const version = nodeVersion(this);
 	const scope = readChoice(this, itemIndex, 'scope', 'Jobs', ['all', 'active', 'history'], 'all');
 	const returnAll = readBoolean(this, itemIndex, 'returnAll', 'Return All', false);
 	const limit: unknown = returnAll ? Infinity : this.getNodeParameter('limit', itemIndex, 50);
 	if (!returnAll && !(typeof limit === 'number' && Number.isInteger(limit) && limit >= 1 && limit <= 100)) {
 		throw badParameter(this, itemIndex, `Limit must be a whole number from 1 to 100, got ${describeGiven(limit, { values: true })}`);
 	}
-	const filters = readFilters(this, itemIndex);
-	const options = readOutputOptions(this, itemIndex);
+	const selection = readListSelection(this, itemIndex, version);
+	const settings = readJobItemSettings(this, itemIndex);
 	const listed = await readJobList.call(this, connection, scope === 'all' ? undefined : scope, { itemIndex });
 	const { jobs, left } = firstListed(listed.jobs);
 	if (left > 0) {
@@ -95,8 +67,8 @@ export async function execute(
 		this.logger.warn(message);
 		this.addExecutionHints({ message, type: 'warning', location: 'outputPane' });
 	}
-	return jobs
-		.filter(jobFilterMatcher(filters))
-		.slice(0, limit as number)
-		.map((job) => formatJob(job, options));
+	const kept = jobs.filter(jobFilterMatcher(selection)).filter(timeMatcher(selection.times));
+	if (version >= 2) hintListing(this, listed.jobs.length, kept.length, kept.length < jobs.length || selection.times.length > 0);
+	const ordered = selection.sort ? sortJobs(kept, selection.sort) : kept;
+	return ordered.slice(0, limit as number).map((job) => settings.json(job));
 }

@@ -5,8 +5,7 @@ import type { OperationOption } from '../registry';
 import { batchingField, readConcurrency } from '../../helpers/batching';
 import { checkParameters, parametersFromJson } from '../../helpers/jobParameters';
 import type { JobParameter } from '../../helpers/jobParameters';
-import { badParameter, readBoolean, readOutputOptions, readText } from '../../helpers/itemParameters';
-import { formatJob } from '../../../shared/jobOutput';
+import { badParameter, readBoolean, readText } from '../../helpers/itemParameters';
 import { sentId } from '../../../shared/redaction';
 import { settle } from '../../../shared/settle';
 import { checkJobOutcome, readWaitSettings, waitForJob } from '../../helpers/waitForJob';
@@ -16,16 +15,33 @@ import { isPlainObject, isUuid, jobIdProblem } from '../../../shared/jobVocabula
 import { mayHaveAcceptedJob, toNodeApiError } from '../../../shared/transport/errors';
 import { notResentText, submitSlot } from '../../helpers/submittedJobs';
 import type { SubmitRecord, SubmitSlot } from '../../helpers/submittedJobs';
-import { flowFileNameField, outputOptionsCollection, waitSettingFields } from '../../../shared/descriptions';
+import { flowFileNameField, nameLocatorField, waitSettingFields } from '../../../shared/descriptions';
+import { nodeVersion } from '../../../shared/nodeVersion';
+import { fromVersion2, version1Only } from '../../../shared/versionDisplay';
+import { hintLongWait } from '../../helpers/hints';
+import { ItemWithFiles, jobItem, readJobItemSettings } from '../../helpers/jobItems';
+import { jobOutputFields } from '../../helpers/outputFields';
 
 export const properties: INodeProperties[] = [
-	{
-		displayName:
-			'The credential picks the interface: a Job Execution API credential submits over the native REST API and asks for a Flow File Path; a Job Execution Relay API credential submits through the relay and asks for a Flow ID',
-		name: 'interfaceNotice',
-		type: 'notice',
-		default: '',
-	},
+	...version1Only([
+		{
+			displayName:
+				'The credential picks the interface: a Job Execution API credential submits over the native REST API and asks for a Flow File Path; a Job Execution Relay API credential submits through the relay and asks for a Flow ID',
+			name: 'interfaceNotice',
+			type: 'notice',
+			default: '',
+		},
+	]),
+	// Version 2 shows it only where it helps: the relay asks for a Flow ID where the native API asks for a path.
+	...fromVersion2([
+		{
+			displayName: 'The relay names a flow by its ID: choose the Native API interface to submit by flow file path instead',
+			name: 'interfaceNotice',
+			type: 'notice',
+			default: '',
+			displayOptions: { show: { '/authentication': [RELAY_CREDENTIAL] } },
+		},
+	]),
 	{ ...flowFileNameField, displayOptions: { show: { '/authentication': [NATIVE_CREDENTIAL] } } },
 	{
 		displayName: 'Flow ID',
@@ -37,15 +53,20 @@ export const properties: INodeProperties[] = [
 		description: 'Identifier (UUID) of the flow to run: the relay takes the flow ID instead of its path',
 		displayOptions: { show: { '/authentication': [RELAY_CREDENTIAL] } },
 	},
-	{
-		displayName: 'Run Profile',
-		name: 'runProfileName',
-		type: 'string',
-		default: '',
-		required: true,
-		placeholder: 'e.g. default',
-		description: 'Name of the run profile to execute',
-	},
+	...version1Only([
+		{
+			displayName: 'Run Profile',
+			name: 'runProfileName',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'e.g. default',
+			description: 'Name of the run profile to execute',
+		},
+	]),
+	...fromVersion2([
+		nameLocatorField({ displayName: 'Run Profile', name: 'runProfileName', searchListMethod: 'searchRunProfiles', required: true, description: 'Name of the run profile to execute: one the service has run, or any name typed' }),
+	]),
 	{
 		displayName: 'Notification Enabled',
 		name: 'notificationEnabled',
@@ -118,7 +139,7 @@ export const properties: INodeProperties[] = [
 		displayOptions: { show: { waitForCompletion: [true] } },
 		options: waitSettingFields,
 	},
-	{ ...outputOptionsCollection, displayOptions: { show: { waitForCompletion: [true] } } },
+	...jobOutputFields({ logFile: true }).map((field) => ({ ...field, displayOptions: { ...field.displayOptions, show: { ...field.displayOptions?.show, waitForCompletion: [true] } } })),
 	batchingField('are submitted (and, with Wait for Completion, waited for)'),
 ];
 
@@ -151,20 +172,20 @@ export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	connection: ResolvedConnection,
-): Promise<IDataObject> {
+): Promise<IDataObject | ItemWithFiles> {
 	const relay = connection.credentialType === RELAY_CREDENTIAL;
 	const flowKey = relay ? 'flowId' : 'flowFileName';
 	const flow = readText(this, itemIndex, flowKey, relay ? 'Flow ID' : 'Flow File Path', { required: true });
 	if (relay && !isUuid(flow)) {
 		throw badParameter(this, itemIndex, `Flow ID "${flow.slice(0, 80)}" is not a UUID`, 'The relay names flows by their ID, e.g. 3f2b8c1e-6d4a-4b7e-9a51-0c8d2e7f4a10.');
 	}
-	const runProfileName = readText(this, itemIndex, 'runProfileName', 'Run Profile', { required: true });
+	const runProfileName = readText(this, itemIndex, 'runProfileName', 'Run Profile', { required: true, locator: true });
 	const notificationEnabled = readBoolean(this, itemIndex, 'notificationEnabled', 'Notification Enabled', false);
 	const parameters = readParameters(this, itemIndex);
 	const waitForCompletion = readBoolean(this, itemIndex, 'waitForCompletion', 'Wait for Completion', false);
 	// Read every setting before submitting: a bad setting must never leave a job behind without its item.
 	const waitSettings = waitForCompletion ? readWaitSettings(this, itemIndex, 'waitSettings') : undefined;
-	const outputOptions = waitForCompletion ? readOutputOptions(this, itemIndex) : undefined;
+	const shown = waitForCompletion ? readJobItemSettings(this, itemIndex) : undefined;
 
 	const body: IDataObject = { [flowKey]: flow, runProfileName, notificationEnabled };
 	if (parameters.length > 0) body.parameters = parameters;
@@ -174,12 +195,15 @@ export async function execute(
 	const submitted = slot.previous ? { jobId: jobOfEarlierTry(this, slot.previous, itemIndex) } : await submitOnce(this, connection, body, slot, itemIndex);
 	const jobId = submitted.jobId;
 
-	if (waitSettings) {
+	if (waitSettings && shown) {
+		if (nodeVersion(this) >= 2) hintLongWait(this, waitSettings.timeoutSeconds);
 		// The job is read under the id the service sent, even where redaction hid part of it in what is shown.
 		const waited = await settle(waitForJob.call(this, connection, jobId, waitSettings, itemIndex, { readFirst: false, readAs: submitted.sentId }));
 		if (!waited.ok) throw submittedButNotWaited(waited.error, jobId);
 		const job = checkJobOutcome(this, waited.value, jobId, waitSettings, itemIndex, connection);
-		return { ...formatJob(job, outputOptions ?? {}), jobId };
+		const item = await jobItem(this, shown, job, jobId);
+		// Version 1 put jobId last; version 2's shapes already hold it first.
+		return item instanceof ItemWithFiles ? item : { ...item, jobId };
 	}
 	const output: IDataObject = { jobId, [flowKey]: flow, runProfileName, notificationEnabled, parameters };
 	if (connection.credentialType === NATIVE_CREDENTIAL) {

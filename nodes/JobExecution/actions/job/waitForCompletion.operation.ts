@@ -1,12 +1,15 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { OperationOption } from '../registry';
-import { formatJob } from '../../../shared/jobOutput';
 import { batchingField, readConcurrency } from '../../helpers/batching';
-import { readOutputOptions } from '../../helpers/itemParameters';
+import { hintLongWait } from '../../helpers/hints';
+import { jobItem, readJobItemSettings } from '../../helpers/jobItems';
+import type { ItemWithFiles } from '../../helpers/jobItems';
+import { jobOutputFields } from '../../helpers/outputFields';
 import { checkJobOutcome, readWaitSettings, waitForJob } from '../../helpers/waitForJob';
+import { nodeVersion } from '../../../shared/nodeVersion';
 import type { ResolvedConnection } from '../../../shared/transport';
-import { jobIdField, outputOptionsCollection, waitSettingFields } from '../../../shared/descriptions';
+import { jobIdField, waitSettingFields } from '../../../shared/descriptions';
 import { readJobId } from './jobId';
 
 export const properties: INodeProperties[] = [
@@ -19,7 +22,7 @@ export const properties: INodeProperties[] = [
 		default: {},
 		options: waitSettingFields,
 	},
-	outputOptionsCollection,
+	...jobOutputFields({ logFile: true }),
 	batchingField('are waited for'),
 ];
 
@@ -37,10 +40,11 @@ export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	connection: ResolvedConnection,
-): Promise<IDataObject> {
+): Promise<IDataObject | ItemWithFiles> {
 	const jobId = readJobId(this, itemIndex);
 	const settings = readWaitSettings(this, itemIndex, 'waitSettings');
-	const options = readOutputOptions(this, itemIndex);
+	const output = readJobItemSettings(this, itemIndex);
+	if (nodeVersion(this) >= 2) hintLongWait(this, settings.timeoutSeconds);
 	const job = await waitForJob.call(this, connection, jobId, settings, itemIndex, { readFirst: true });
-	return formatJob(checkJobOutcome(this, job, jobId, settings, itemIndex, connection), options);
+	return await jobItem(this, output, checkJobOutcome(this, job, jobId, settings, itemIndex, connection), jobId);
 }

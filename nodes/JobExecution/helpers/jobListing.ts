@@ -1,0 +1,185 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { JOB_STATUS_OPTIONS, jobFilterFields, jobFilterLocatorFields } from '../../shared/descriptions';
+import { checkStatuses, describeGiven, describeType, isPlainObject, JOB_STATUSES, readTimestamp } from '../../shared/jobVocabulary';
+import type { JobFilter } from '../../shared/jobVocabulary';
+import { fromVersion2, version1Only } from '../../shared/versionDisplay';
+import { hintOnce } from './hints';
+import { badParameter, checkText } from './itemParameters';
+
+/** Get Many's Filters (per version) and version 2's Sort: which listed jobs it returns, in which order. */
+const statusFilter: INodeProperties = {
+	displayName: 'Status',
+	name: 'executionStatus',
+	type: 'multiOptions',
+	default: [],
+	options: JOB_STATUS_OPTIONS,
+	description: 'Only jobs in one of these statuses',
+};
+
+const TIME_FILTERS = [
+	{ name: 'startedAfter', displayName: 'Started After', field: 'startTime', after: true },
+	{ name: 'startedBefore', displayName: 'Started Before', field: 'startTime', after: false },
+	{ name: 'endedAfter', displayName: 'Ended After', field: 'endTime', after: true },
+	{ name: 'endedBefore', displayName: 'Ended Before', field: 'endTime', after: false },
+] as const;
+
+const timeFilterFields: INodeProperties[] = TIME_FILTERS.map(({ name, displayName, after }) => ({
+	displayName,
+	name,
+	type: 'dateTime',
+	default: '',
+	description: `Only jobs that ${name.startsWith('started') ? 'started' : 'ended'} ${after ? 'at or after' : 'before'} this time (a job with no such time is left out)`,
+}));
+
+const filtersCollection = (options: INodeProperties[]): INodeProperties => ({ displayName: 'Filters', name: 'filters', type: 'collection', placeholder: 'Add Filter', default: {}, options });
+
+export const listFilterFields: INodeProperties[] = [
+	...version1Only([filtersCollection([...jobFilterFields, statusFilter])]),
+	...fromVersion2([filtersCollection([...jobFilterLocatorFields, statusFilter, ...timeFilterFields])]),
+];
+
+export const sortField: INodeProperties = fromVersion2([
+	{
+		displayName: 'Sort',
+		name: 'sort',
+		type: 'collection',
+		placeholder: 'Add Sort Rule',
+		default: {},
+		description: 'Newest first (by start time) unless set: the service does not promise an order',
+		options: [
+			{
+				displayName: 'By',
+				name: 'field',
+				type: 'options',
+				default: 'startTime',
+				options: [
+					{ name: 'Start Time', value: 'startTime' },
+					{ name: 'End Time', value: 'endTime', description: 'Jobs still running count as the latest' },
+				],
+			},
+			{
+				displayName: 'Direction',
+				name: 'direction',
+				type: 'options',
+				default: 'descending',
+				options: [
+					{ name: 'Newest First', value: 'descending' },
+					{ name: 'Oldest First', value: 'ascending' },
+				],
+			},
+		],
+	},
+])[0];
+
+/** A filter's text: a plain value, or a resource locator's (version 2 picks names from a list). */
+function locatorText(value: unknown): unknown {
+	return isPlainObject(value) && 'value' in value ? value.value : value;
+}
+
+export interface ListSelection extends JobFilter {
+	times: Array<{ field: 'startTime' | 'endTime'; after: boolean; ms: number }>;
+	sort?: { field: 'startTime' | 'endTime'; descending: boolean };
+}
+
+const ZONE_RE = /(?:Z|[+-]\d{2}:?\d{2})$/i;
+
+/** The offset of a time zone at an instant, in ms (UTC when the zone is unknown). */
+function zoneOffsetMs(utcMs: number, timeZone: string): number {
+	try {
+		const format = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+		const part = (type: string) => Number(format.formatToParts(new Date(utcMs)).find((candidate) => candidate.type === type)?.value);
+		const wall = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'));
+		return Number.isFinite(wall) ? wall - Math.floor(utcMs / 1000) * 1000 : 0;
+	} catch {
+		return 0;
+	}
+}
+
+/** A date text: with a zone as written; without one (as n8n's date picker writes it) in the workflow's time zone. */
+function parseDateText(text: string, timeZone: string): number {
+	if (ZONE_RE.test(text)) return Date.parse(text);
+	const asUtc = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00Z` : `${text}Z`);
+	return Number.isFinite(asUtc) ? asUtc - zoneOffsetMs(asUtc, timeZone) : NaN;
+}
+
+/** A time filter's value: a date text n8n's date picker writes, an ISO text, epoch ms, or a Luxon DateTime. */
+function timeValue(context: IExecuteFunctions, itemIndex: number, label: string, raw: unknown): number | null {
+	if (raw === undefined || raw === null || raw === '') return null;
+	const given = isPlainObject(raw) && typeof raw.toISO === 'function' ? (raw.toISO as () => unknown)() : raw;
+	const text = typeof given === 'string' && given.length <= 64 ? given.trim() : undefined;
+	const ms = typeof given === 'number' ? given : text !== undefined ? parseDateText(text, context.getTimezone()) : NaN;
+	if (!Number.isFinite(ms)) throw badParameter(context, itemIndex, `${label} filter must be a date and time, got ${describeGiven(raw)}`);
+	return ms;
+}
+
+export function readListSelection(context: IExecuteFunctions, itemIndex: number, version: number): ListSelection {
+	const raw = (context.getNodeParameter('filters', itemIndex, {}) as IDataObject) ?? {};
+	const { statuses, unknown } = checkStatuses(raw.executionStatus ?? []);
+	if (statuses === undefined) {
+		throw badParameter(context, itemIndex, `Status filter must be among ${JOB_STATUSES.join(', ')}, got ${describeGiven(unknown)}`);
+	}
+	const text = (value: unknown) => (version < 2 ? value : locatorText(value));
+	const selection: ListSelection = {
+		flowName: checkText(context, itemIndex, 'Flow Name filter', text(raw.flowName)),
+		runProfileName: checkText(context, itemIndex, 'Run Profile filter', text(raw.runProfileName)),
+		statuses,
+		times: [],
+	};
+	if (version < 2) return selection;
+	for (const { name, displayName, field, after } of TIME_FILTERS) {
+		const ms = timeValue(context, itemIndex, displayName, raw[name]);
+		if (ms !== null) selection.times.push({ field, after, ms });
+	}
+	const sort = (context.getNodeParameter('sort', itemIndex, {}) as IDataObject) ?? {};
+	const field = sort.field ?? 'startTime';
+	const direction = sort.direction ?? 'descending';
+	if ((field !== 'startTime' && field !== 'endTime') || (direction !== 'descending' && direction !== 'ascending')) {
+		throw badParameter(context, itemIndex, `Sort must be by startTime or endTime, descending or ascending, got ${isPlainObject(sort) ? 'other values' : describeType(sort)}`);
+	}
+	selection.sort = { field, descending: direction === 'descending' };
+	return selection;
+}
+
+/** The jobs the time filters keep: a job without the filtered time (not started, not ended) is left out. */
+export function timeMatcher(times: ListSelection['times']): (job: IDataObject) => boolean {
+	return (job) =>
+		times.every(({ field, after, ms }) => {
+			const at = readTimestamp(job[field]);
+			return at !== null && (after ? at >= ms : at < ms);
+		});
+}
+
+/**
+ * Jobs in the chosen order whatever order the service lists them in. A job without the sorting time (queued, or
+ * still running when sorting by end time) counts as the latest; equal times keep the service's order.
+ */
+export function sortJobs(jobs: IDataObject[], sort: NonNullable<ListSelection['sort']>): IDataObject[] {
+	const at = (job: IDataObject) => readTimestamp(job[sort.field]) ?? Number.POSITIVE_INFINITY;
+	const sign = sort.descending ? -1 : 1;
+	return jobs
+		.map((job, order) => ({ job, order, time: at(job) }))
+		.sort((a, b) => (a.time === b.time ? 0 : a.time < b.time ? -sign : sign) || a.order - b.order)
+		.map(({ job }) => job);
+}
+
+/** The spec: a list holds at most 100 jobs (the node reads more, up to MAX_JOBS_PER_LIST, from one that sends more). */
+const SERVICE_LIST_CAP = 100;
+
+/** Version 2's hints: a list at the service's cap (older jobs not listed), and filters that matched none. */
+export function hintListing(context: IExecuteFunctions, listed: number, kept: number, filtered: boolean): void {
+	if (listed >= SERVICE_LIST_CAP) {
+		hintOnce(context, {
+			type: 'warning',
+			location: 'outputPane',
+			message: `The service listed ${listed} jobs, the most it lists at once: older jobs are not listed, so they are not among these. Narrow Jobs to Active or History to see more of each.`,
+		});
+	}
+	if (filtered && listed > 0 && kept === 0) {
+		hintOnce(context, {
+			type: 'info',
+			location: 'outputPane',
+			message: `None of the ${listed} listed jobs matched the filters. Names must match exactly: pick them from the list, and check the time filters.`,
+		});
+	}
+}
