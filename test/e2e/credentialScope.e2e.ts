@@ -121,13 +121,13 @@ const VARIANTS: Variant[] = [
 	{ id: 'scope-relay', label: 'relay', type: 'jobExecutionRelayApi', data: (s) => ({ relayUrl: s.service.url, apiKey: s.service.relayApiKey, userApiKey: s.service.userApiKey }) },
 	...STALE_DOMAIN_CHOICES.flatMap(([suffix, fields]): Variant[] => [
 		{
-			id: `scope-nat-${suffix}`,
+			id: `scope-nd-${suffix}`,
 			label: `native, saved with ${JSON.stringify(fields)}`,
 			type: 'jobExecutionApi',
 			data: (s) => ({ baseUrl: s.service.url, authType: 'bearerToken', token: s.service.nativeToken, ...fields }),
 		},
 		{
-			id: `scope-rel-${suffix}`,
+			id: `scope-rd-${suffix}`,
 			label: `relay, saved with ${JSON.stringify(fields)}`,
 			type: 'jobExecutionRelayApi',
 			data: (s) => ({ relayUrl: s.service.url, apiKey: s.service.relayApiKey, userApiKey: s.service.userApiKey, ...fields }),
