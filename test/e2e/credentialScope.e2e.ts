@@ -195,10 +195,10 @@ describe.each(versions)('credential scope inside n8n %s', (version) => {
 		const before = origin.requests.length;
 		const executed = await executeWorkflow(session.n8n, workflowId);
 		const received = origin.requests.slice(before);
-		log(`n8n ${version} ${workflowId}: exit ${executed.code}; output:\n${executed.output.slice(-2500)}`);
 		if (restricts) {
-			// 2.x: n8n refuses to decrypt the credential for the node; nothing reaches the other origin.
-			expect(executed.code).toBe(1);
+			// 2.x: n8n refuses to decrypt the credential for the node; nothing reaches the other origin. (The run's
+			// error is the judge: under load 2.41.1's `n8n execute` was seen ending on a signal after printing it.)
+			expect(executed.code).not.toBe(0);
 			expect(executed.run?.data.resultData.error?.message).toBe(`Credential type "${credentialType}" is restricted to specific nodes`);
 			expect(received).toEqual([]);
 			for (const secret of secrets()) expect(executed.output).not.toContain(secret);
@@ -206,9 +206,8 @@ describe.each(versions)('credential scope inside n8n %s', (version) => {
 			// 1.x ignores restrictToSupportedNodes: the node runs and the keys reach the other origin.
 			expect(executed.code).toBe(0);
 			expect(received).toHaveLength(1);
-			const sent = JSON.stringify(received[0]);
 			if (credentialType === 'jobExecutionApi') expect(received[0].authorization).toBe(`Bearer ${session.service.nativeToken}`);
-			else expect(sent).toContain(session.service.relayApiKey);
+			else expect([received[0].apikey, received[0]['user-api-key']]).toEqual([session.service.relayApiKey, session.service.userApiKey]);
 		}
 		log(`n8n ${version}: HTTP Request with ${credentialType} → ${received.length} request(s) to another origin, error: ${executed.run?.data.resultData.error?.message ?? 'none'}`);
 	});
@@ -216,10 +215,8 @@ describe.each(versions)('credential scope inside n8n %s', (version) => {
 	test('our node works with every credential choice, including stale domain restrictions', async () => {
 		const before = { bearer: session.server.stats.requests, ...Object.fromEntries(Object.entries(servers).map(([name, server]) => [name, server.stats.requests])) };
 		const executed = await executeWorkflow(session.n8n, 'jobExecE2eScope1');
-		log(`requests: bearer ${JSON.stringify(session.server.stats.byRoute)} ${Object.entries(servers).map(([name, server]) => `${name} ${JSON.stringify(server.stats.byRoute)}`).join(' ')}`);
-		log(executed.output.slice(0, 3000));
+		log(`n8n ${version}: requests per service: bearer ${JSON.stringify(session.server.stats.byRoute)} ${Object.entries(servers).map(([name, server]) => `${name} ${JSON.stringify(server.stats.byRoute)}`).join(' ')}`);
 		expect({ code: executed.code, error: executed.run?.data.resultData.error?.message }).toEqual({ code: 0, error: undefined });
-		log(`n8n ${version}: ${JSON.stringify(Object.fromEntries(VARIANTS.map((v) => [v.label, executed.run?.data.resultData.runData[`Get many (${v.label})`]])))}`.slice(0, 6000));
 		const outcomes = VARIANTS.map((variant) => {
 			const [item] = nodeItems(executed, `Get many (${variant.label})`);
 			return `${variant.label}: ${item && 'error' in item ? `error ${String(item.error)}` : 'ok'}`;
