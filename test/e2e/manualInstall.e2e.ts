@@ -36,6 +36,7 @@ function npmAsUser(nodeBin: string, home: string, args: string[]) {
 		npm_config_cache: join(home, '.npm'),
 		npm_config_userconfig: join(home, '.npmrc'),
 		npm_config_ignore_scripts: undefined,
+		npm_config_update_notifier: 'false',
 		NODE_ENV: undefined,
 		// npm's compile cache (Node 22+) and temp files stay in this user's folder.
 		TMPDIR: join(home, 'tmp'),
