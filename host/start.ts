@@ -108,7 +108,7 @@ async function main(): Promise<void> {
 	log(`MCP server for AI agents: ${url}/mcp/job-execution  (Authorization: Bearer ${session.mcpToken})`);
 	log(`keys, token and the service's jobs are kept in ${session.n8n.userFolder} across restarts (delete it to start over)`);
 	log('credentials "Job Execution API (reference server)" and "Job Execution Relay API (reference server)" are ready;');
-	log('the example workflows are in the workflow list: Overview (the house icon in the sidebar; 2.41 opens on its Assistant page).');
+	log('the example workflows are in the workflow list (Overview: the house icon at the top of the sidebar).');
 	log(`${flags.verbose ? '' : 'n8n\'s own log: --verbose. '}Ctrl-C stops everything.`);
 }
 
