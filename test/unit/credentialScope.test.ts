@@ -16,17 +16,23 @@ const CREDENTIALS = ['jobExecutionApi', 'jobExecutionRelayApi'];
 describe('credential scope', () => {
 	let inferred: Record<string, string[]>;
 	beforeAll(async () => {
-		// What n8n does for a community package (packages/cli/src/load-nodes-and-credentials.ts): load it, then prefix
-		// each inferred supported node with the package name.
+		// What n8n does for a community package (packages/cli/src/load-nodes-and-credentials.ts): load it, prefix each
+		// inferred supported node with the package name, then (createAiTools, tool-generation/utils.ts
+		// copyCredentialSupport) add the AI tool variant `<name>Tool` of every usableAsTool node that is supported.
 		const loader = new PackageDirectoryLoader(projectRoot);
 		await loader.loadAll();
+		const toolVariants = loader.types.nodes.filter((node) => node.usableAsTool).map((node) => node.name);
 		inferred = Object.fromEntries(
-			CREDENTIALS.map((type) => [type, (loader.known.credentials[type]?.supportedNodes ?? []).map((node) => `${loader.packageName}.${node}`)]),
+			CREDENTIALS.map((type) => {
+				const supported = (loader.known.credentials[type]?.supportedNodes ?? []).map((node) => `${loader.packageName}.${node}`);
+				const tools = toolVariants.filter((name) => supported.includes(`${loader.packageName}.${name}`)).map((name) => `${loader.packageName}.${name}Tool`);
+				return [type, [...supported, ...tools]];
+			}),
 		);
 	});
 
-	it.each(CREDENTIALS)("%s: supportedNodes is what n8n's loader infers, both nodes, package-prefixed", (type) => {
-		expect(inferred[type].sort()).toEqual([ACTION_NODE_TYPE, TRIGGER_NODE_TYPE].sort());
+	it.each(CREDENTIALS)("%s: supportedNodes is what n8n's loader infers: both nodes and the AI tool variant, package-prefixed", (type) => {
+		expect(inferred[type].sort()).toEqual([ACTION_NODE_TYPE, `${ACTION_NODE_TYPE}Tool`, TRIGGER_NODE_TYPE].sort());
 		expect([...(credentialTypes[type].supportedNodes ?? [])].sort()).toEqual(inferred[type].sort());
 		expect(ACTION_NODE_TYPE.startsWith(`${packageName}.`)).toBe(true);
 	});
@@ -44,11 +50,12 @@ describe('credential scope', () => {
 		expect(injectDomainRestrictionFields(unhidden).map((property) => property.name)).toContain('allowedHttpRequestDomains');
 	});
 
-	it("the test engine's stand-in applies n8n's rule: our two nodes yes, the HTTP Request node and its tool no", () => {
+	it("the test engine's stand-in applies n8n's rule: our two nodes and the AI tool yes, the HTTP Request node and its tool no", () => {
 		const helper = new InMemoryCredentialsHelper({});
 		for (const type of CREDENTIALS) {
 			expect(helper.isCredentialUsableByNode(type, ACTION_NODE_TYPE)).toBe(true);
 			expect(helper.isCredentialUsableByNode(type, TRIGGER_NODE_TYPE)).toBe(true);
+			expect(helper.isCredentialUsableByNode(type, `${ACTION_NODE_TYPE}Tool`)).toBe(true);
 			expect(helper.isCredentialUsableByNode(type, 'n8n-nodes-base.httpRequest')).toBe(false);
 			expect(helper.isCredentialUsableByNode(type, 'n8n-nodes-base.httpRequestTool')).toBe(false);
 			expect(helper.isCredentialUsableByNode(type, 'jobExecution')).toBe(false);
