@@ -7,6 +7,7 @@ import type {
 } from 'n8n-workflow';
 
 import { authenticateRequest } from '../nodes/shared/credentialAuth';
+import { CREDENTIAL_USERS } from '../nodes/shared/credentialScope';
 import { RELAY_CREDENTIAL } from '../nodes/shared/transport/serviceCredentials';
 
 /** Relay interface: the native call travels in headers, guarded by the relay's key and the user's key. */
@@ -21,6 +22,15 @@ export class JobExecutionRelayApi implements ICredentialType {
 	};
 
 	documentationUrl = 'https://github.com/n8n-nodes-job-execution/n8n-nodes-job-execution#credentials';
+
+	// Only this package's nodes may use the keys: n8n 2.x refuses them to the HTTP Request node and any other node.
+	supportedNodes = CREDENTIAL_USERS;
+
+	restrictToSupportedNodes = true as const;
+
+	// n8n's "Allowed HTTP Request Domains" fields govern only the HTTP Request and GraphQL nodes, which can no longer
+	// use this credential: shown, they would promise a control that does nothing.
+	hideDomainRestrictionFields = true;
 
 	properties: INodeProperties[] = [
 		{

@@ -74,9 +74,11 @@ const NPM_QUIET = ['--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=er
 
 // Under `npm run`, npm hands its settings to children as npm_config_* variables: the project's
 // ignore-scripts=true among them, which would silently skip building sqlite3.
-function npmEnv(path: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+// npm 11 turns on Node's module compile cache when it runs on Node 22 or newer (lib/cli.js), which writes
+// os.tmpdir()/node-compile-cache (megabytes, on the first install of a host on Node 24): turned off, nothing goes to /tmp.
+export function npmEnv(path: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 	const own = Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key));
-	return { ...Object.fromEntries(own), PATH: path, ...extra };
+	return { ...Object.fromEntries(own), PATH: path, NODE_DISABLE_COMPILE_CACHE: '1', ...extra };
 }
 
 // Fills `final` through a scratch folder renamed at the end, so an interrupted install is never taken as done.

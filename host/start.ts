@@ -101,11 +101,15 @@ async function main(): Promise<void> {
 	log(`reference server:   ${service.url}  (native API: Bearer ${service.nativeToken})`);
 	log(`  relay apiKey:     ${service.relayApiKey}`);
 	log(`  relay user-api-key: ${service.userApiKey}`);
+	// The relay's Submit asks for a Flow ID, which nothing else shows a newcomer.
+	log('  flows (Flow File Path for the native API, Flow ID for the relay):');
+	for (const flow of session.server.catalog.flows) log(`    ${flow.flowFileName}  ${flow.flowId}`);
 	log(`  a flow in your browser: ${service.url}/api/v1/flows?flowFileName=%2FShared%2FFlows%2Fsales.flow&runProfile=default`);
 	log(`MCP server for AI agents: ${url}/mcp/job-execution  (Authorization: Bearer ${session.mcpToken})`);
 	log(`keys, token and the service's jobs are kept in ${session.n8n.userFolder} across restarts (delete it to start over)`);
 	log('credentials "Job Execution API (reference server)" and "Job Execution Relay API (reference server)" are ready;');
-	log(`the example workflows are under Overview.${flags.verbose ? '' : ' n8n\'s own log: --verbose.'} Ctrl-C stops everything.`);
+	log('the example workflows are in the workflow list (Overview: the house icon at the top of the sidebar).');
+	log(`${flags.verbose ? '' : 'n8n\'s own log: --verbose. '}Ctrl-C stops everything.`);
 }
 
 interface Running {

@@ -80,8 +80,13 @@ export class InMemoryCredentialsHelper extends ICredentialsHelper {
 		return [];
 	}
 
-	isCredentialUsableByNode(): boolean {
-		return true;
+	// n8n's own rule (packages/cli/src/credentials-helper.ts, isCredentialUsableByNode): a type that restricts itself
+	// is usable only by the node types n8n lists as its supported nodes (test/unit/credentialScope.test.ts checks that
+	// n8n's loader lists exactly the class's `supportedNodes`); an unknown type is left for a later failure.
+	isCredentialUsableByNode(credentialType: string, nodeType: string): boolean {
+		const typeDef = credentialTypes[credentialType];
+		if (!typeDef?.restrictToSupportedNodes) return true;
+		return (typeDef.supportedNodes ?? []).includes(nodeType);
 	}
 
 	async authenticate(

@@ -126,6 +126,8 @@ describeWithChromium('the README quick start in a browser (n8n 2.41.1)', () => {
 	let page: Page;
 	let printed: Printed;
 	let ports: { n8n: number; server: number };
+	let landing = '';
+	let overviewName = '';
 
 	beforeAll(async () => {
 		ports = { n8n: await freePort(), server: await freePort() };
@@ -159,12 +161,39 @@ describeWithChromium('the README quick start in a browser (n8n 2.41.1)', () => {
 	it('prints the editor and login; the terminal holds no stack trace', () => {
 		expect(printed.editor).toBe(`http://127.0.0.1:${ports.n8n}`);
 		expect(output).not.toMatch(/^\s+at \S+ \(/m);
+		// The relay's Submit asks for a Flow ID: the demo's flows are printed with theirs.
+		expect(output).toContain('/Shared/Flows/sales.flow  3f2b8c1e-6d4a-4b7e-9a51-0c8d2e7f4a10');
 	});
 
 	it('the printed login reaches the editor, with the example workflows', async () => {
 		await signIn(page, printed);
+		// What the README says a newcomer meets: where sign-in lands, and the sidebar's way to the workflow list.
+		await sleep(3000);
+		landing = new URL(page.url()).pathname;
+		const overview = page.locator('a[href$="/home/workflows"], a[href$="/home"]').first();
+		overviewName = (await overview.getAttribute('aria-label')) ?? (await overview.getAttribute('title')) ?? (await overview.innerText()).trim();
+		log(`after sign-in: ${landing}; the sidebar's link to the workflow list: "${overviewName}"`);
 		await page.goto(`${printed.editor}/home/workflows`);
 		await page.getByText('Job Execution: submit, wait, branch on status').first().waitFor({ timeout: 30_000 });
+	});
+
+	it('the README says where sign-in lands and how to reach the workflow list', () => {
+		const readme = readFileSync(join(projectRoot, 'README.md'), 'utf8');
+		// Seen on 2.41.1: the workflow list. The README also covers the Assistant page a newcomer has reported.
+		expect(['/home/workflows', '/assistant']).toContain(landing.replace(/\/$/, ''));
+		expect(readme).toMatch(/the editor opens on the workflow list\s+\(`\/home\/workflows`\)/);
+		expect(overviewName).toMatch(/overview/i);
+		expect(readme).toMatch(/\*\*Overview\*\* house\s+icon/);
+		expect(readme).toMatch(/a \*\*Retry\*\* button/);
+	});
+
+	it("a workflow's ⋯ menu has Import → From file, as the README says", async () => {
+		await page.goto(`${printed.editor}/workflow/new`);
+		await page.locator('[data-test-id="workflow-menu"]').first().click();
+		await page.getByText('Import', { exact: true }).first().hover();
+		await page.getByText('From file', { exact: true }).first().waitFor({ timeout: 15_000 });
+		expect(readFileSync(join(projectRoot, 'README.md'), 'utf8')).toMatch(/\*\*⋯\*\* menu at the top right →\s+\*\*Import\*\* → \*\*From file\*\*/);
+		await page.keyboard.press('Escape');
 	});
 
 	it('a new Job Execution node preselects the native credential', async () => {
@@ -236,8 +265,11 @@ describeWithChromium('the README quick start in a browser (n8n 2.41.1)', () => {
 
 	it("a credential test with a wrong key → the node's message, not the key", async () => {
 		const shown = await wrongKeyTestMessage(page, printed);
+		log(`credential modal after a failed test: ${shown.slice(0, 600).replace(/\n+/g, ' | ')}`);
 		expect(shown).not.toContain(WRONG_KEY);
 		expect(shown).toMatch(/refused the credentials/i);
+		// What the README names: n8n tests on save, shows Retry and the service's message.
+		expect(shown).toMatch(/\bRetry\b/);
 	});
 
 	it('keys and jobs live in the data folder, n8n temporary files too', () => {

@@ -147,6 +147,25 @@ describe('publish guard', () => {
 	});
 });
 
+describe('the tarball', () => {
+	it('ships no source maps (they point at .ts files it does not carry) and every node and credential file', () => {
+		const [packed] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--loglevel=error'], { cwd: projectRoot, encoding: 'utf8' })) as Array<{
+			files: Array<{ path: string }>;
+		}>;
+		const paths = packed.files.map((file) => file.path);
+		expect(paths.filter((path) => path.endsWith('.map'))).toEqual([]);
+		const manifest = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { n8n: { nodes: string[]; credentials: string[] } };
+		for (const file of [...manifest.n8n.nodes, ...manifest.n8n.credentials]) expect(paths).toContain(file);
+	}, 60_000);
+
+	it('n8n-workflow is an optional peer: npm leaves it to n8n (test/e2e/manualInstall.e2e.ts installs the tarball)', () => {
+		const manifest = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as Record<string, Record<string, unknown>>;
+		expect(manifest.peerDependencies).toEqual({ 'n8n-workflow': '*' });
+		expect(manifest.peerDependenciesMeta).toEqual({ 'n8n-workflow': { optional: true } });
+		expect(manifest.dependencies).toBeUndefined();
+	});
+});
+
 describe('build', () => {
 	it("tsc (what `n8n-node build` runs) emits the codex .node.json files beside the nodes", () => {
 		const configPath = join(projectRoot, 'tsconfig.json');

@@ -197,3 +197,45 @@ describe('the check can fail', () => {
 		]);
 	});
 });
+
+// The links the package itself ships (codex "Docs" links in n8n's editor, credential documentation URLs, the
+// homepage) point into this repository: each must land on a README heading or a docs file and heading that exist.
+const REPOSITORY_URL = 'https://github.com/n8n-nodes-job-execution/n8n-nodes-job-execution';
+
+function shippedLinkProblem(url: string, read: (path: string) => string | undefined): string | undefined {
+	if (!url.startsWith(REPOSITORY_URL)) return `${url}: not this repository`;
+	const rest = url.slice(REPOSITORY_URL.length);
+	const match = /^(?:\/blob\/main\/([^#]+))?(?:#(.*))?$/.exec(rest);
+	if (!match) return `${url}: not a README or docs link`;
+	const file = match[1] ?? 'README.md';
+	const text = read(join(ROOT, file));
+	if (text === undefined) return `${url}: missing file ${file}`;
+	if (match[2] !== undefined && !anchorsOf(text).has(match[2])) return `${url}: missing heading #${match[2]} in ${file}`;
+	return undefined;
+}
+
+function shippedDocumentationUrls(): string[] {
+	const urls: string[] = [];
+	for (const codex of ['nodes/JobExecution/JobExecution.node.json', 'nodes/JobExecutionTrigger/JobExecutionTrigger.node.json']) {
+		const resources = (JSON.parse(readFileSync(join(ROOT, codex), 'utf8')) as { resources: Record<string, Array<{ url: string }>> }).resources;
+		for (const links of Object.values(resources)) urls.push(...links.map((link) => link.url));
+	}
+	urls.push(new JobExecutionApi().documentationUrl, new JobExecutionRelayApi().documentationUrl);
+	urls.push((JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { homepage: string }).homepage.replace(/#readme$/, ''));
+	return urls;
+}
+
+describe('documentation links the package ships', () => {
+	it.each(shippedDocumentationUrls())('%s → an existing README or docs heading', (url) => {
+		expect(shippedLinkProblem(url, readPage)).toBeUndefined();
+	});
+
+	it.each([
+		[`${REPOSITORY_URL}#the-job-execution-node`, 'missing heading #the-job-execution-node in README.md'],
+		[`${REPOSITORY_URL}/blob/main/docs/nowhere.md`, 'missing file docs/nowhere.md'],
+		[`${REPOSITORY_URL}/blob/main/docs/using-the-nodes.md#no-such-heading`, 'missing heading #no-such-heading in docs/using-the-nodes.md'],
+		['https://example.com/docs', 'not this repository'],
+	])('the check can fail: %s → reported', (url, expected) => {
+		expect(shippedLinkProblem(url, readPage)).toBe(`${url}: ${expected}`);
+	});
+});

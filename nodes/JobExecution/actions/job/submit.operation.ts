@@ -49,8 +49,9 @@ export const properties: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		required: true,
-		placeholder: 'e.g. 6c1d2e3f-…',
-		description: 'Identifier (UUID) of the flow to run: the relay takes the flow ID instead of its path',
+		placeholder: 'e.g. 3f2b8c1e-6d4a-4b7e-9a51-0c8d2e7f4a10',
+		description:
+			"Identifier (UUID) of the flow to run: the relay takes the flow ID instead of its path. The flow's properties in the service show it; the demo service (npm start) prints its flows' IDs.",
 		displayOptions: { show: { '/authentication': [RELAY_CREDENTIAL] } },
 	},
 	...version1Only([
