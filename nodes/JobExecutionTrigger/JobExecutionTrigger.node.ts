@@ -12,7 +12,9 @@ import {
 	credentialsDescription,
 	JOB_STATUS_OPTIONS,
 	parseLogField,
+	simplifyField,
 } from '../shared/descriptions';
+import { fromVersion2 } from '../shared/versionDisplay';
 import { readJobList } from '../shared/jobList';
 import { nodeVersion } from '../shared/nodeVersion';
 import { settle } from '../shared/settle';
@@ -40,7 +42,7 @@ import {
 	SERVICE_PAGE,
 } from './jobStatusTracker';
 import type { JobSnapshot, PollStats, PossibleGap, TrackedJob, TrackerOptions, TrackerState } from './jobStatusTracker';
-import { eventJson, simplifyField } from './eventOutput';
+import { eventJson } from './eventOutput';
 import type { EventOutput } from './eventOutput';
 import { filterCollections, filterSearch, filterValue } from './filterPickers';
 
@@ -105,7 +107,7 @@ export class JobExecutionTrigger implements INodeType {
 				],
 			},
 			...filterCollections,
-			simplifyField,
+			...fromVersion2([simplifyField]),
 			{
 				displayName: 'Options',
 				name: 'options',

@@ -2,7 +2,7 @@
  * What one trigger event looks like as an item, per node version. Version 1's shape is frozen (saved workflows read
  * it); version 2 leads with `jobId` and `outcome` and, with Simplify on (its default), leaves the raw log out.
  */
-import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
 import { formatJob } from '../shared/jobOutput';
 import { statusOutcome } from '../shared/jobVocabulary';
@@ -15,16 +15,6 @@ export interface EventOutput {
 	/** Version 2 only: the summary instead of the JobStatus as the service sent it. */
 	simplify: boolean;
 }
-
-/** Version 2's top-level Simplify, on by default (n8n's convention for the name and the description). */
-export const simplifyField: INodeProperties = {
-	displayName: 'Simplify',
-	name: 'simplify',
-	type: 'boolean',
-	default: true,
-	description: 'Whether to return a simplified version of the response instead of the raw data',
-	displayOptions: { show: { '@version': [{ _cnd: { gte: 2 } }] } },
-};
 
 /** The fields of the shared summary (jobSummary.ts) a simplified event carries, after the event's own. */
 const SUMMARY_FIELDS = ['flowName', 'runProfileName', 'startTime', 'endTime', 'runtimeSeconds'] as const;

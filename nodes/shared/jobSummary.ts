@@ -5,7 +5,8 @@
  * numeric strings and both 13-digit millisecond and 10-digit second timestamps. Nothing throws.
  */
 
-import { isActiveStatus, isPlainObject, isTerminalStatus, parseRuntimeSeconds, stepProgress, toEpochMs } from './jobVocabulary';
+import { isActiveStatus, isPlainObject, isTerminalStatus, parseRuntimeSeconds, statusOutcome, stepProgress, toEpochMs } from './jobVocabulary';
+import type { JobOutcome } from './jobVocabulary';
 
 export type SimplifiedJob = {
 	id: string | null;
@@ -84,16 +85,12 @@ export function simplifyJob(job: Record<string, unknown>): SimplifiedJob {
 	};
 }
 
-/** How a job ended, in words meant for branching; null while it is queued or running, or its status is unknown. */
-export type JobOutcome = 'completed' | 'failed' | 'cancelled' | null;
-
-const OUTCOMES: Record<string, JobOutcome> = { COMPLETED: 'completed', ERROR: 'failed', CANCELLED: 'cancelled' };
-
 /** Version 2's simplified job: ten fields at most, flat, the ones users branch on first. */
 export type JobSummary = {
 	jobId: string | null;
 	executionStatus: string | null;
-	outcome: JobOutcome;
+	/** How the job ended, in the vocabulary's words (the trigger's `outcome`); null until it ends. */
+	outcome: JobOutcome | null;
 	flowName: string | null;
 	runProfileName: string | null;
 	startTime: string | null;
@@ -115,7 +112,7 @@ export function summarizeJob(job: Record<string, unknown>): JobSummary {
 	return {
 		jobId: old.id,
 		executionStatus: status,
-		outcome: status !== null && Object.hasOwn(OUTCOMES, status) ? OUTCOMES[status] : null,
+		outcome: isTerminalStatus(status) ? statusOutcome(status) : null,
 		flowName: old.flowName,
 		runProfileName: old.runProfileName,
 		startTime: old.startTime,
