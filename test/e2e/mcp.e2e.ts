@@ -299,7 +299,7 @@ describe.each(versions)('an AI agent through the MCP Server Trigger of n8n %s', 
 				figures.push(`created then 500 (${via}): ${jobs.length}`);
 				expect(jobs).toHaveLength(1);
 				expect(result).toMatchObject({ isError: true });
-				expect(textOf(result)).toMatch(/was not submitted again on n8n's retry: its first submission may have created a job/);
+				expect(textOf(result)).toMatch(/Not submitted again on n8n's retry: the item's first submission may have created a job/);
 			} finally {
 				session.server.faults.clear();
 			}

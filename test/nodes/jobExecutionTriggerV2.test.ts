@@ -209,7 +209,7 @@ describe('Job Execution Trigger version 2, against a service listing jobs oldest
 			{ ...finished[0], id: 'x1', flowName: '  ' },
 			{ ...finished[0], id: 'x2', flowName: 'line\nbreak' },
 			{ ...finished[0], id: 'x3', flowName: 42 },
-			{ ...finished[0], id: 'x4', flowName: 'n'.repeat(257) },
+			{ ...finished[0], id: 'x4', flowName: 'n'.repeat(4097) },
 		];
 		const search = (method: string, filter?: string) =>
 			searchList(method, { authentication: 'jobExecutionApi' }, credentialsFor(service.url), filter, { nodeType: TRIGGER_NODE_TYPE, typeVersion: 2, parameter: 'parameters.filters.flowName' });

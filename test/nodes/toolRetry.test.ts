@@ -57,7 +57,7 @@ describe.each(INTERFACES)('Submit as an AI tool under Retry On Fail (%s)', (kind
 		table.push(`| the job is created, then answered HTTP 500 (${kind}) | ${fx.server.store.count()} |`);
 		expect(fx.server.store.count()).toBe(1);
 		expect(outcome.result).toBeUndefined();
-		expect(outcome.error).toMatch(/was not submitted again on n8n's retry: its first submission may have created a job/);
+		expect(outcome.error).toMatch(/Not submitted again on n8n's retry: the item's first submission may have created a job/);
 		expect(outcome.error).toMatch(/HTTP 500/);
 		for (const secret of secretForms({ [fx.authentication]: fx.credentials[fx.authentication] })) expect(JSON.stringify(outcome).toLowerCase()).not.toContain(secret);
 	});
