@@ -191,6 +191,8 @@ export interface RunNodeOptions {
 	nodeType?: string;
 	/** Called once the execution started, e.g. to cancel it. */
 	onStart?: (execution: { cancel(): void }) => void;
+	/** The node's version as saved in the workflow (default 1). */
+	typeVersion?: number;
 }
 
 export interface RunNodeResult {
@@ -211,7 +213,7 @@ export async function runActionNode(options: RunNodeOptions): Promise<RunNodeRes
 		id: 'a1b2c3d4-0000-4000-8000-000000000001',
 		name: NODE_NAME,
 		type: options.nodeType ?? ACTION_NODE_TYPE,
-		typeVersion: 1,
+		typeVersion: options.typeVersion ?? 1,
 		position: [0, 0],
 		parameters: options.parameters,
 		credentials: {

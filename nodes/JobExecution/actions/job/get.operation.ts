@@ -5,7 +5,7 @@ import type { OperationOption } from '../registry';
 import { extractExecutionStatus } from '../../../shared/jobStatusBody';
 import { formatJob } from '../../../shared/jobOutput';
 import { isPlainObject } from '../../../shared/jobVocabulary';
-import { batchingField, readConcurrency } from '../../helpers/batching';
+import { batchingFields, readConcurrency } from '../../helpers/batching';
 import { readOutputOptions } from '../../helpers/itemParameters';
 import type { ResolvedConnection } from '../../../shared/transport';
 import { apiRequest, readJobCall } from '../../../shared/transport';
@@ -31,7 +31,7 @@ export const properties: INodeProperties[] = [
 			...outputOptionFields,
 		],
 	},
-	batchingField('are read'),
+	...batchingFields('are read'),
 ];
 
 export const option: OperationOption<'get'> = { name: 'Get', value: 'get', description: 'Get the status of a job', action: 'Get a job' };

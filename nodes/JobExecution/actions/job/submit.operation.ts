@@ -2,7 +2,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { OperationOption } from '../registry';
-import { batchingField, readConcurrency } from '../../helpers/batching';
+import { batchingFields, readConcurrency } from '../../helpers/batching';
 import { checkParameters, parametersFromJson } from '../../helpers/jobParameters';
 import type { JobParameter } from '../../helpers/jobParameters';
 import { badParameter, readBoolean, readOutputOptions, readText } from '../../helpers/itemParameters';
@@ -118,7 +118,7 @@ export const properties: INodeProperties[] = [
 		options: waitSettingFields,
 	},
 	{ ...outputOptionsCollection, displayOptions: { show: { waitForCompletion: [true] } } },
-	batchingField('are submitted (and, with Wait for Completion, waited for)'),
+	...batchingFields('are submitted (and, with Wait for Completion, waited for)'),
 ];
 
 export const option: OperationOption<'submit'> = {

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import type { OperationOption } from '../registry';
 import { formatJob } from '../../../shared/jobOutput';
-import { batchingField, readConcurrency } from '../../helpers/batching';
+import { batchingFields, readConcurrency } from '../../helpers/batching';
 import { readOutputOptions } from '../../helpers/itemParameters';
 import { checkJobOutcome, readWaitSettings, waitForJob } from '../../helpers/waitForJob';
 import type { ResolvedConnection } from '../../../shared/transport';
@@ -20,7 +20,7 @@ export const properties: INodeProperties[] = [
 		options: waitSettingFields,
 	},
 	outputOptionsCollection,
-	batchingField('are waited for'),
+	...batchingFields('are waited for'),
 ];
 
 export const option: OperationOption<'waitForCompletion'> = {
