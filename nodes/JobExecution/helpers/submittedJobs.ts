@@ -16,7 +16,7 @@ export type SubmitRecord =
 	| { kind: 'unknown'; message: string; description?: string; httpCode?: string };
 
 const records = new WeakMap<INodeExecutionData, Map<string, SubmitRecord>>();
-const runIndexes = new WeakMap<IExecuteFunctions, number>();
+const runKeys = new WeakMap<IExecuteFunctions, string>();
 
 export interface SubmitSlot {
 	/** What an earlier try of this run did for the item, if anything. */
@@ -24,14 +24,15 @@ export interface SubmitSlot {
 	record(entry: SubmitRecord): void;
 }
 
-function runIndexOf(context: IExecuteFunctions): number {
-	let runIndex = runIndexes.get(context);
-	if (runIndex === undefined) {
+/** The node's id and run index, read once per node run (getNode() copies the whole node on every call). */
+function runKeyOf(context: IExecuteFunctions): string {
+	let runKey = runKeys.get(context);
+	if (runKey === undefined) {
 		// IExecuteFunctions has no runIndex; the expression proxy carries the context's own.
-		runIndex = Number(context.getWorkflowDataProxy(0).$runIndex) || 0;
-		runIndexes.set(context, runIndex);
+		runKey = `${context.getNode().id}\u0000${Number(context.getWorkflowDataProxy(0).$runIndex) || 0}`;
+		runKeys.set(context, runKey);
 	}
-	return runIndex;
+	return runKey;
 }
 
 const NO_MEMORY: SubmitSlot = { previous: undefined, record: () => {} };
@@ -41,7 +42,7 @@ export function submitSlot(context: IExecuteFunctions, itemIndex: number): Submi
 	let key: string;
 	try {
 		item = context.getInputData()[itemIndex];
-		key = `${context.getNode().id}\u0000${runIndexOf(context)}\u0000${itemIndex}`;
+		key = `${runKeyOf(context)}\u0000${itemIndex}`;
 	} catch {
 		// A context without input items or run index (none of n8n's today): no retry to guard against.
 		return NO_MEMORY;

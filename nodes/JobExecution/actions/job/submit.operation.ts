@@ -5,7 +5,7 @@ import type { OperationOption } from '../registry';
 import { batchingFields, readConcurrency } from '../../helpers/batching';
 import { checkParameters, parametersFromJson } from '../../helpers/jobParameters';
 import type { JobParameter } from '../../helpers/jobParameters';
-import { badParameter, readBoolean, readOutputOptions, readText } from '../../helpers/itemParameters';
+import { badParameter, itemParameter, readBoolean, readOutputOptions, readText } from '../../helpers/itemParameters';
 import { formatJob } from '../../../shared/jobOutput';
 import { settle } from '../../../shared/settle';
 import { checkJobOutcome, readWaitSettings, waitForJob } from '../../helpers/waitForJob';
@@ -132,9 +132,9 @@ export const concurrency = readConcurrency;
 
 function readParameters(context: IExecuteFunctions, itemIndex: number): JobParameter[] {
 	const result =
-		context.getNodeParameter('parametersInputMode', itemIndex, 'fields') === 'json'
-			? parametersFromJson(context.getNodeParameter('parametersJson', itemIndex, '[]'))
-			: checkParameters((context.getNodeParameter('parameters', itemIndex, {}) as IDataObject).parameter ?? []);
+		itemParameter(context, 'parametersInputMode', itemIndex, 'fields') === 'json'
+			? parametersFromJson(itemParameter(context, 'parametersJson', itemIndex, '[]'))
+			: checkParameters((itemParameter(context, 'parameters', itemIndex, {}) as IDataObject).parameter ?? []);
 	if (result.problem) {
 		throw badParameter(
 			context,
