@@ -5,16 +5,29 @@ import { DEFAULT_MAX_IN_FLIGHT, INITIAL_IN_FLIGHT } from '../../shared/adaptiveL
 import { describeGiven } from '../../shared/jobVocabulary';
 import { nodeVersion } from '../../shared/nodeVersion';
 
-/** Each version's Concurrency: its default and its largest value. */
-const CONCURRENCY = {
+/** Each version's Concurrency field; the description is the operation's. */
+const CONCURRENCY_FIELDS = {
 	// Version 1: one at a time unless asked; requests then reach the service in item order.
-	1: { default: 1, max: 20 },
+	1: {
+		displayName: 'Concurrency',
+		name: 'concurrency',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: 20, numberPrecision: 0 },
+		default: 1,
+	},
 	// Version 2: side by side, adaptively, at most this many (adaptiveLimit.ts).
-	2: { default: DEFAULT_MAX_IN_FLIGHT, max: 100 },
-} as const;
+	2: {
+		displayName: 'Concurrency',
+		name: 'concurrency',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: 100, numberPrecision: 0 },
+		default: DEFAULT_MAX_IN_FLIGHT,
+	},
+} satisfies Record<1 | 2, INodeProperties>;
 
 function concurrencyOf(version: number): { default: number; max: number } {
-	return version >= 2 ? CONCURRENCY[2] : CONCURRENCY[1];
+	const field = CONCURRENCY_FIELDS[version >= 2 ? 2 : 1];
+	return { default: field.default, max: field.typeOptions.maxValue };
 }
 
 /**
@@ -29,16 +42,7 @@ export function batchingFields(what: string): INodeProperties[] {
 		placeholder: 'Add Setting',
 		default: {},
 		displayOptions: version === 1 ? { hide: { '@version': [{ _cnd: { gte: 2 } }] } } : { show: { '@version': [{ _cnd: { gte: 2 } }] } },
-		options: [
-			{
-				displayName: 'Concurrency',
-				name: 'concurrency',
-				type: 'number',
-				typeOptions: { minValue: 1, maxValue: CONCURRENCY[version].max, numberPrecision: 0 },
-				default: CONCURRENCY[version].default,
-				description,
-			},
-		],
+		options: [{ ...CONCURRENCY_FIELDS[version], description }],
 	});
 	return [
 		field(1, `How many items ${what} at the same time. Output order always follows the input.`),
