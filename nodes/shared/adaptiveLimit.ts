@@ -1,8 +1,10 @@
 /**
  * How many requests a version 2 node keeps in flight: an AIMD limit, as TCP paces its window. It starts small,
- * doubles per round trip while answers come back fast and ok, then grows by one per round trip; it halves on a
- * 429, a 503 or a timeout, and eases off by a tenth when answers slow down (the service is queueing). It never
- * passes its bound, and after a Retry-After nothing new starts until that time. Pure: the clock is passed in.
+ * doubles per round trip while answers come back fast and ok, then grows by one per round trip; it stops growing
+ * while answers are slow (the service, or n8n itself, is queueing) and halves on a 429, a 503 or a timeout. It
+ * never passes its bound, and after a Retry-After nothing new starts until that time. Pure: the clock is passed in.
+ * A slow answer holds the limit rather than cutting it: on a busy n8n host every answer looks slow, and cutting then
+ * would fall to one at a time while the service is idle; the service's own refusals and timeouts cut it.
  */
 
 /** What one answer says about the service's load. */
@@ -33,7 +35,7 @@ export interface RequestPace {
 export const INITIAL_IN_FLIGHT = 4;
 /** The bound of version 2's default: never more requests in flight than this. */
 export const DEFAULT_MAX_IN_FLIGHT = 50;
-/** An answer is slow when it takes more than twice the fastest seen plus this (ms): jitter on a LAN is not load. */
+/** An answer is slow (the limit stops growing) past twice the fastest seen plus this (ms): jitter on a LAN is not load. */
 const SLOW_SLACK_MS = 10;
 /** The longest pause a Retry-After imposes on items not started yet (a longer one fails the calls that meet it, saying when). */
 export const MAX_PAUSE_MS = 60_000;
@@ -85,7 +87,6 @@ export class AdaptiveLimit implements RequestPace {
 		const tookMs = this.now() - ticket.sentAt;
 		this.fastestMs = Math.min(this.fastestMs, tookMs);
 		if (tookMs > 2 * this.fastestMs + SLOW_SLACK_MS) {
-			if (ticket.seq >= this.lastCut) this.cut(0.9);
 			this.slowStart = false;
 			return;
 		}

@@ -1,7 +1,7 @@
 /**
  * Version 2's adaptive limit of requests in flight (nodes/shared/adaptiveLimit.ts) on a hand-driven clock: it grows
- * while answers come fast and ok, never past its bound, halves once per burst of 429/503/timeouts, eases off when
- * answers slow down, and holds new requests for a Retry-After.
+ * while answers come fast and ok, never past its bound, halves once per burst of 429/503/timeouts, stops growing
+ * while answers are slow, and holds new requests for a Retry-After.
  */
 import { AdaptiveLimit, DEFAULT_MAX_IN_FLIGHT, INITIAL_IN_FLIGHT, MAX_PAUSE_MS } from '../../nodes/shared/adaptiveLimit';
 
@@ -58,15 +58,19 @@ describe('AdaptiveLimit', () => {
 		expect(limit.allowed()).toBe(1);
 	});
 
-	test('answers slower than twice the fastest plus 10 ms ease it off by a tenth, once per round trip', () => {
+	test('answers slower than twice the fastest plus 10 ms stop its growth (and end slow start) without cutting it', () => {
 		const { limit, roundTrip } = harness(DEFAULT_MAX_IN_FLIGHT);
-		for (let i = 0; i < 5; i++) roundTrip(20);
-		expect(limit.allowed()).toBe(50);
-		// 50 ms = 2 × 20 + 10: still fast.
+		roundTrip(20);
+		expect(limit.allowed()).toBe(8);
+		// 50 ms = 2 × 20 + 10: still fast, slow start doubles.
 		roundTrip(50);
-		expect(limit.allowed()).toBe(50);
-		roundTrip(51);
-		expect(limit.allowed()).toBe(45);
+		expect(limit.allowed()).toBe(16);
+		for (let i = 0; i < 10; i++) roundTrip(51);
+		expect(limit.allowed()).toBe(16);
+		// Fast again: one more per round trip, not double.
+		roundTrip(20);
+		roundTrip(20);
+		expect(limit.allowed()).toBe(17);
 	});
 
 	test('a Retry-After holds new requests that long; one past MAX_PAUSE_MS holds nothing (the call fails saying when)', () => {
