@@ -12,6 +12,8 @@ export interface RecordedRequest {
 	/** Date.now() when the request arrived and when its answer was sent. */
 	receivedAt: number;
 	answeredAt: number;
+	/** The native call a relay request carries (its `endpoint` header), or the path itself. */
+	call: string;
 	/** Requests the hop held when this one arrived, itself included. */
 	inFlightAtArrival: number;
 	/** The status the hop answered itself with (see `refuse`), or undefined when forwarded. */
@@ -43,7 +45,9 @@ export async function startRecordingFront(target: string, options: RecordingFron
 	let inFlight = 0;
 	let maxInFlight = 0;
 	const server = createServer((req, res) => {
-		const record: RecordedRequest = { method: req.method ?? 'GET', path: req.url ?? '/', receivedAt: Date.now(), answeredAt: NaN, inFlightAtArrival: ++inFlight };
+		const endpoint = req.headers.endpoint;
+		const call = typeof endpoint === 'string' ? endpoint : (req.url ?? '/');
+		const record: RecordedRequest = { method: req.method ?? 'GET', path: req.url ?? '/', call, receivedAt: Date.now(), answeredAt: NaN, inFlightAtArrival: ++inFlight };
 		const refusal = options.refuse?.(requests.length, record);
 		requests.push(record);
 		maxInFlight = Math.max(maxInFlight, inFlight);

@@ -2,7 +2,7 @@
  * Version 2's defaults for requests in flight, through n8n's engine against the reference server behind a
  * recording hop that holds each request 20 ms (a service across a network): Get and Submit keep more than one
  * request in flight and never more than the stated bound (DEFAULT_MAX_IN_FLIGHT), each item is still sent once,
- * and a 429 with Retry-After halves the requests in flight and stops new ones for that long. Version 1 keeps one
+ * and a 429 with Retry-After halves the requests in flight and starts no new item for that long. Version 1 keeps one
  * at a time (test/nodes/batchingConcurrency.test.ts). Counts of requests, not wall-clock times.
  */
 import type { IDataObject } from 'n8n-workflow';
@@ -12,7 +12,7 @@ import { runActionNode } from '../../testkit/engine';
 import { credentialsFor, INTERFACES, SALES, startFixture } from '../../testkit/fixtures';
 import type { Fixture, Interface } from '../../testkit/fixtures';
 import { startRecordingFront } from '../../testkit/recordingFront';
-import type { RecordedRequest, RecordingFront, RecordingFrontOptions } from '../../testkit/recordingFront';
+import type { RecordingFront, RecordingFrontOptions } from '../../testkit/recordingFront';
 
 const LATENCY_MS = 20;
 /** More items than the bound, so an unbounded node would pass it. */
@@ -87,27 +87,33 @@ describe.each(INTERFACES)('version 2 defaults over the %s interface', (kind: Int
 		}
 	});
 
-	test('a 429 with Retry-After halves the requests in flight and no request starts until it has passed', async () => {
+	test('a 429 with Retry-After halves the requests in flight, and no new item starts until it has passed', async () => {
+		// 90 jobs, one item each, so a retry is told apart by its call.
+		const more = await runActionNode({
+			credentials: fx.credentials,
+			items: Array.from({ length: 60 }, () => ({})),
+			parameters: { authentication: fx.authentication, resource: 'job', operation: 'submit', ...fx.flow(SALES), runProfileName: 'default', batching: { concurrency: 20 } },
+		});
+		const items = [...jobIds, ...more.json.map((json) => json.jobId as string)].map((jobId) => ({ jobId }));
 		// At Concurrency 8 the limit passes half of it before request 40; requests 40–42 are refused, "Retry-After: 1".
 		// 50 ms answers: a loaded machine's own delays then stay below what reads as a slowing service.
 		const refused = new Set([40, 41, 42]);
 		const refuse = (index: number) => (refused.has(index) ? { status: 429, headers: { 'retry-after': '1' } } : undefined);
 		const { url, requests } = await hop({ latencyMs: 50, refuse });
-		const items = getItems(120);
 		const result = await get(url, items, { batching: { concurrency: 8 } });
 		expect(result.error).toBeUndefined();
 		// Every item read once, the three refused ones once more after the Retry-After.
-		expect(requests).toHaveLength(120 + 3);
+		expect(requests).toHaveLength(items.length + 3);
 		expect(result.json.map((json) => json.id)).toEqual(items.map((item) => item.jobId));
 
-		const firstRefusal = requests.find((request) => request.refusedWith === 429) as RecordedRequest;
-		const before = requests.slice(0, 40);
-		const after = requests.filter((request) => request.receivedAt > firstRefusal.answeredAt);
-		expect(Math.max(...before.map((request) => request.inFlightAtArrival))).toBeGreaterThan(4);
-		// No request in the second the service asked for (margins for the hop's own scheduling).
-		expect(after.filter((request) => request.receivedAt > firstRefusal.answeredAt + 100 && request.receivedAt < firstRefusal.answeredAt + 900)).toEqual([]);
-		// After it, the first round trip holds at most half of the limit (at most 8): 3 refused items retrying and one new item.
-		expect(Math.max(...after.slice(0, 4).map((request) => request.inFlightAtArrival))).toBeLessThanOrEqual(4);
+		const refusedCalls = new Set([...refused].map((index) => requests[index].call));
+		const firstRetry = requests.findIndex((request, index) => index > 42 && refusedCalls.has(request.call));
+		expect(Math.max(...requests.slice(0, 40).map((request) => request.inFlightAtArrival))).toBeGreaterThan(4);
+		// Between the refusals and their retries (a second later) only the items started before the node read the
+		// 429 arrive (at most the 8 in flight, twice that for the hop's own scheduling); without the pause, about 80.
+		expect(firstRetry - 43).toBeLessThanOrEqual(16);
+		// After the pause, the first round trip holds at most half of the limit (at most 8): 3 retries and one new item.
+		expect(Math.max(...requests.slice(firstRetry, firstRetry + 4).map((request) => request.inFlightAtArrival))).toBeLessThanOrEqual(4);
 	});
 
 	test('a Concurrency outside 1 to 100 stops version 2 before anything is sent; 100 is accepted', async () => {
