@@ -1,7 +1,10 @@
 /**
  * `npm run bench`: every figure of the benchmark issue on loopback against the reference server, as ratios
  * measured within this run. Prints the table and writes it into BENCHMARKS.md. `npm run bench -- 1 5` runs
- * figures 1 and 5 only and leaves BENCHMARKS.md alone; `npm run bench -- A B C` rewrites only the comparison block.
+ * figures 1 and 5 only and leaves BENCHMARKS.md alone; `npm run bench -- A B C` rewrites only the comparison block,
+ * and `npm run bench -- A` only its A rows (the others are kept, the block says from which run).
+ * `--when-quiet` (or `--when-quiet=0.5`) first waits until the 1-minute load average is below 1 (or the value given),
+ * so a run can be left to start on its own once the machine is idle.
  */
 import { join } from 'path';
 
@@ -32,10 +35,12 @@ const STORAGE = ['9'];
 
 async function main(): Promise<void> {
 	const { describeMachine, loadAverage } = await import('./lib/machine');
-	const { ALTERNATIVES_END_MARKER, ALTERNATIVES_START_MARKER, consoleTable, markdownResults, writeBenchmarksFile } = await import('./lib/report');
+	const { ALTERNATIVES_END_MARKER, ALTERNATIVES_START_MARKER, consoleTable, markdownResults, mergeResults, readBlock, writeBenchmarksFile } = await import('./lib/report');
 	await import('./lib/plainRequestNode');
 
-	const selected = process.argv.slice(2);
+	const quietFlag = process.argv.slice(2).find((arg) => arg.startsWith('--when-quiet'));
+	if (quietFlag) await untilQuiet(Number(quietFlag.split('=')[1] ?? 1));
+	const selected = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 	const unknown = selected.filter((id) => !FIGURES[id]);
 	if (unknown.length > 0) throw new Error(`unknown figure ${unknown.join(', ')}; figures: ${Object.keys(FIGURES).join(', ')}`);
 	const started = Date.now();
@@ -56,17 +61,27 @@ async function main(): Promise<void> {
 		...describeMachine(),
 	];
 	process.stdout.write(`\n${header.join('\n')}\n\n${consoleTable([...alternatives, ...figures, ...storage])}\n`);
-	const ran = (ids: string[]) => ids.every((id) => selected.length === 0 || selected.includes(id));
+	const ranAlternatives = ALTERNATIVES.filter((id) => selected.length === 0 || selected.includes(id));
 	const allOwn = selected.length === 0;
-	const blocks = ran(ALTERNATIVES) ? [{ start: ALTERNATIVES_START_MARKER, end: ALTERNATIVES_END_MARKER, results: markdownResults(alternatives, header) }] : [];
+	const file = join(__dirname, '..', '..', 'BENCHMARKS.md');
+	const alternativesBlock = { start: ALTERNATIVES_START_MARKER, end: ALTERNATIVES_END_MARKER };
+	const blocks = ranAlternatives.length > 0 ? [{ ...alternativesBlock, results: mergeResults(readBlock(file, alternativesBlock), alternatives, header, ranAlternatives) }] : [];
 	if (storage.length > 0) {
 		const { STORAGE_END_MARKER, STORAGE_START_MARKER } = await import('./figures/serverStorage');
 		blocks.push({ start: STORAGE_START_MARKER, end: STORAGE_END_MARKER, results: markdownResults(storage, header) });
 	}
 	if (allOwn || blocks.length > 0) {
-		const file = join(__dirname, '..', '..', 'BENCHMARKS.md');
 		writeBenchmarksFile(file, allOwn ? markdownResults(figures, header) : undefined, blocks);
 		process.stdout.write(`\nwritten to ${file}\n`);
+	}
+}
+
+/** Waits until the 1-minute load average is below `threshold`, saying so every minute. */
+async function untilQuiet(threshold: number): Promise<void> {
+	const { loadavg } = await import('os');
+	for (let waited = 0; loadavg()[0] >= threshold; waited += 10) {
+		if (waited % 60 === 0) process.stderr.write(`waiting for a quiet machine: load average ${loadavg()[0].toFixed(2)} ≥ ${threshold}\n`);
+		await new Promise((resolve) => setTimeout(resolve, 10_000));
 	}
 }
 

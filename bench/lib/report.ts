@@ -68,3 +68,38 @@ export function writeBenchmarksFile(path: string, results: string | undefined, e
 	for (const block of blocks) text = replaceBetween(path, text, block);
 	writeFileSync(path, text);
 }
+
+const rowLetter = (line: string) => /^\| ([A-Z])\d/.exec(line)?.[1];
+const detailLetter = (line: string) => /^- ([A-Z])\d/.exec(line)?.[1];
+const KEPT_NOTE = /^Rows ([A-Z](?:, [A-Z])*): kept from the run (.*?) {0,2}$/;
+
+/**
+ * The comparison block after a run of some of its figures (`npm run bench -- A`): the rows and details of the
+ * letters that ran are the new ones, the others are kept, and the header says which run they come from.
+ */
+export function mergeResults(previous: string, fresh: Figure[], header: string[], ran: string[]): string {
+	const lines = previous.split('\n');
+	const kept = (letterOf: (line: string) => string | undefined) => lines.filter((line) => ((letter) => letter !== undefined && !ran.includes(letter))(letterOf(line)));
+	const keptRows = kept(rowLetter);
+	const keptLetters = [...new Set(keptRows.map((line) => rowLetter(line) as string))];
+	if (keptLetters.length === 0) return markdownResults(fresh, header);
+	const oldNote = lines.map((line) => KEPT_NOTE.exec(line)).find((match) => match && keptLetters.every((letter) => match[1].includes(letter)));
+	const source = oldNote?.[2] ?? `of ${(lines.find((line) => line.startsWith('Measured ')) ?? '').replace(/^Measured /, '').replace(/ {0,2}$/, '')}`;
+	const note = `Rows ${keptLetters.join(', ')}: kept from the run ${source}`;
+	const freshText = markdownResults(fresh, [...header, note]).split('\n');
+	const letterOf = (line: string) => rowLetter(line) ?? detailLetter(line) ?? '';
+	const byLetter = (a: string, b: string) => (letterOf(a) < letterOf(b) ? -1 : letterOf(a) > letterOf(b) ? 1 : 0);
+	const headerLines = freshText.slice(0, freshText.findIndex((line) => line.startsWith('|')));
+	const table = [...freshText.filter((line) => rowLetter(line) !== undefined), ...keptRows].sort(byLetter);
+	const details = [...freshText.filter((line) => detailLetter(line) !== undefined), ...kept(detailLetter)].sort(byLetter);
+	return [...headerLines, '| # | Figure | Measured | Goal | Result |', '|---|---|---|---|---|', ...table, '', 'Details:', '', ...details].join('\n');
+}
+
+/** The text between a block's markers in the file, or '' when there is none yet. */
+export function readBlock(path: string, block: { start: string; end: string }): string {
+	if (!existsSync(path)) return '';
+	const text = readFileSync(path, 'utf8');
+	const start = text.indexOf(block.start);
+	const end = text.indexOf(block.end);
+	return start === -1 || end < start ? '' : text.slice(start + block.start.length, end).trim();
+}

@@ -25,13 +25,17 @@ export interface ServerProcessOptions {
 	stepMs?: number;
 	/** Require the fixtures' bearer token on the native API (default true, as a real deployment would). */
 	nativeToken?: boolean;
+	/** Hold every answer this long first (ms), like a service across a network (delayedServerMain.ts). */
+	latencyMs?: number;
 }
 
 const SERVER_MAIN = join(__dirname, '..', '..', 'server', 'main.js');
+const DELAYED_MAIN = join(__dirname, 'delayedServerMain.js');
 
-/** Starts `server/main.js` with these CLI arguments; resolves with the base URL it prints first on stdout. */
-export async function spawnServer(cliArgs: string[]): Promise<{ url: string; child: ChildProcess }> {
-	const child = spawn(process.execPath, [SERVER_MAIN, ...cliArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts `server/main.js` with these CLI arguments (held `latencyMs` first when given); resolves with the base URL it prints first on stdout. */
+export async function spawnServer(cliArgs: string[], latencyMs?: number): Promise<{ url: string; child: ChildProcess }> {
+	const main = latencyMs ? [DELAYED_MAIN, String(latencyMs)] : [SERVER_MAIN];
+	const child = spawn(process.execPath, [...main, ...cliArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
 	let stderr = '';
 	child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
 	const url = await new Promise<string>((resolve, reject) => {
@@ -59,7 +63,7 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
 		'--step-ms', String(options.stepMs ?? 1000),
 	];
 	if (options.nativeToken !== false) args.push('--native-token', NATIVE_TOKEN);
-	const { url, child } = await spawnServer(args.slice(1));
+	const { url, child } = await spawnServer(args.slice(1), options.latencyMs);
 	return {
 		url,
 		pid: child.pid as number,

@@ -1,8 +1,10 @@
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import type { CredentialType, ResolvedConnection } from '../../shared/transport';
 import { getConnection } from '../../shared/transport';
+import { AdaptiveLimit } from '../../shared/adaptiveLimit';
+import { nodeVersion } from '../../shared/nodeVersion';
 import { settle } from '../../shared/settle';
 import type { Settled } from '../../shared/settle';
 import { submittedJobIds } from '../helpers/submittedJobs';
@@ -28,14 +30,18 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	}
 	const credentialType = this.getNodeParameter('authentication', 0) as CredentialType;
 	const concurrency = operation.concurrency?.(this) ?? 1;
+	// Version 2 adapts how many items run at once below that bound; version 1 runs exactly that many.
+	const pace = nodeVersion(this) >= 2 && concurrency > 1 ? new AdaptiveLimit(concurrency) : undefined;
 	const continueOnFail = this.continueOnFail();
 	// Resolved once, on the first item that needs it; a bad credential then fails each item the same way.
 	let connection: Promise<ResolvedConnection> | undefined;
 
 	const outcomes: Array<Settled<OperationOutput>> = [];
 	let failed = false;
-	await inItemOrder(items.length, concurrency, () => failed && !continueOnFail, async (itemIndex) => {
-		connection ??= getConnection.call(this, credentialType, itemIndex);
+	const stop = () => failed && !continueOnFail;
+	const schedule = pace ? paced(this, pace) : inItemOrder(concurrency);
+	await schedule(items.length, stop, async (itemIndex) => {
+		connection ??= getConnection.call(this, credentialType, itemIndex).then((resolved) => (pace ? { ...resolved, pace } : resolved));
 		const outcome = await settle(connection.then(async (resolved) => await operation.execute.call(this, itemIndex, resolved)));
 		if (!outcome.ok) failed = true;
 		outcomes[itemIndex] = outcome;
@@ -60,20 +66,41 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 }
 
 /**
- * Runs `run(0 … count-1)`, starting items in index order with at most `limit` running at once, and starts no
- * more once `stop()` says so (the ones already running finish: a submitted job cannot be taken back).
+ * Runs `run(0 … count-1)`, starting items in index order, and starts no more once `stop()` says so (the ones
+ * already running finish: a submitted job cannot be taken back). `run` never rejects.
  */
-async function inItemOrder(
-	count: number,
-	limit: number,
-	stop: () => boolean,
-	run: (itemIndex: number) => Promise<void>,
-): Promise<void> {
-	let next = 0;
-	const worker = async () => {
-		while (next < count && !stop()) await run(next++);
+type Schedule = (count: number, stop: () => boolean, run: (itemIndex: number) => Promise<void>) => Promise<void>;
+
+/** Version 1: at most `limit` items running at once, a new one as soon as one ends. */
+function inItemOrder(limit: number): Schedule {
+	return async (count, stop, run) => {
+		let next = 0;
+		const worker = async () => {
+			while (next < count && !stop()) await run(next++);
+		};
+		await Promise.all(Array.from({ length: Math.min(limit, count) }, worker));
 	};
-	await Promise.all(Array.from({ length: Math.min(limit, count) }, worker));
+}
+
+/** Version 2: as many running as the adaptive limit allows now, none started while a Retry-After lasts. */
+function paced(context: IExecuteFunctions, limit: AdaptiveLimit): Schedule {
+	return async (count, stop, run) => {
+		const running = new Set<Promise<void>>();
+		const cancel = context.getExecutionCancelSignal();
+		for (let next = 0; next < count && !stop(); ) {
+			// A cancelled execution ends the pause; the items then fail at once on the cancelled signal.
+			const pause = cancel?.aborted ? 0 : limit.pauseLeft();
+			if (pause > 0) {
+				await sleep(pause, cancel).catch(() => undefined);
+			} else if (running.size >= limit.allowed()) {
+				await Promise.race(running);
+			} else {
+				const item: Promise<void> = run(next++).finally(() => running.delete(item));
+				running.add(item);
+			}
+		}
+		await Promise.all(running);
+	};
 }
 
 /** Jobs of other items exist although the node fails and outputs nothing: the error names them. */

@@ -1,45 +1,70 @@
 import { NodeOperationError } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { DEFAULT_MAX_IN_FLIGHT, INITIAL_IN_FLIGHT } from '../../shared/adaptiveLimit';
 import { describeGiven } from '../../shared/jobVocabulary';
+import { nodeVersion } from '../../shared/nodeVersion';
 
-// One at a time unless asked: requests then reach the service in item order, as before the option existed.
-const DEFAULT_CONCURRENCY = 1;
-// Enough to keep a batch moving without flooding the service with simultaneous requests.
-const MAX_CONCURRENCY = 20;
+/** Each version's Concurrency field; the description is the operation's. */
+const CONCURRENCY_FIELDS = {
+	// Version 1: one at a time unless asked; requests then reach the service in item order.
+	1: {
+		displayName: 'Concurrency',
+		name: 'concurrency',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: 20, numberPrecision: 0 },
+		default: 1,
+	},
+	// Version 2: side by side, adaptively, at most this many (adaptiveLimit.ts).
+	2: {
+		displayName: 'Concurrency',
+		name: 'concurrency',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: 100, numberPrecision: 0 },
+		default: DEFAULT_MAX_IN_FLIGHT,
+	},
+} satisfies Record<1 | 2, INodeProperties>;
 
-/** Batching → Concurrency of an operation whose items may run side by side; `what` says what runs at once. */
-export function batchingField(what: string): INodeProperties {
-	return {
+function concurrencyOf(version: number): { default: number; max: number } {
+	const field = CONCURRENCY_FIELDS[version >= 2 ? 2 : 1];
+	return { default: field.default, max: field.typeOptions.maxValue };
+}
+
+/**
+ * Batching → Concurrency of an operation whose items may run side by side; `what` says what runs at once. One
+ * field per version: same name and values, version 2's default is adaptive.
+ */
+export function batchingFields(what: string): INodeProperties[] {
+	const field = (version: 1 | 2, description: string): INodeProperties => ({
 		displayName: 'Batching',
 		name: 'batching',
 		type: 'collection',
 		placeholder: 'Add Setting',
 		default: {},
-		options: [
-			{
-				displayName: 'Concurrency',
-				name: 'concurrency',
-				type: 'number',
-				typeOptions: { minValue: 1, maxValue: MAX_CONCURRENCY, numberPrecision: 0 },
-				default: DEFAULT_CONCURRENCY,
-				description: `How many items ${what} at the same time. Output order always follows the input.`,
-			},
-		],
-	};
+		displayOptions: version === 1 ? { hide: { '@version': [{ _cnd: { gte: 2 } }] } } : { show: { '@version': [{ _cnd: { gte: 2 } }] } },
+		options: [{ ...CONCURRENCY_FIELDS[version], description }],
+	});
+	return [
+		field(1, `How many items ${what} at the same time. Output order always follows the input.`),
+		field(
+			2,
+			`The most items that ${what} at the same time (default ${DEFAULT_MAX_IN_FLIGHT}). The node starts with ${INITIAL_IN_FLIGHT}, sends more while the service answers fast, fewer when it answers 429 or 503, times out or slows down, and waits as long as its Retry-After asks. 1 sends one at a time, in item order. Output order always follows the input.`,
+		),
+	];
 }
 
 /**
- * How many items run at once (the router asks each operation): the node-wide Batching → Concurrency, refused
- * before anything is sent when it is not a whole number in range.
+ * How many items run at once at most (the router asks each operation): the node-wide Batching → Concurrency,
+ * refused before anything is sent when it is not a whole number in range. Version 2 adapts below it.
  */
 export function readConcurrency(context: IExecuteFunctions): number {
+	const limits = concurrencyOf(nodeVersion(context));
 	const batching = context.getNodeParameter('batching', 0, {}) as IDataObject;
-	const value = Number(batching.concurrency ?? DEFAULT_CONCURRENCY);
-	if (!Number.isInteger(value) || value < 1 || value > MAX_CONCURRENCY) {
+	const value = Number(batching.concurrency ?? limits.default);
+	if (!Number.isInteger(value) || value < 1 || value > limits.max) {
 		throw new NodeOperationError(
 			context.getNode(),
-			`Concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}, got ${describeGiven(batching.concurrency, { values: true })}`,
+			`Concurrency must be a whole number from 1 to ${limits.max}, got ${describeGiven(batching.concurrency, { values: true })}`,
 		);
 	}
 	return value;

@@ -8,6 +8,34 @@ import { describeGiven, describeType, hasControlCharacter, hasLoneSurrogate } fr
 /** Flow paths, run profiles and names longer than this are refused before sending (no service needs more). */
 export const MAX_TEXT_LENGTH = 4096;
 
+/** Per node run: each parameter holding no expression, with its value (the same for every item), or VARIES. */
+const fixedValues = new WeakMap<IExecuteFunctions, Map<string, unknown>>();
+const VARIES = Symbol('varies by item');
+
+function holdsExpression(raw: unknown): boolean {
+	if (typeof raw === 'string') return raw.startsWith('=');
+	if (raw === null || typeof raw !== 'object') return false;
+	return Object.values(raw).some(holdsExpression);
+}
+
+/**
+ * An item's value of a parameter, as getNodeParameter gives it. A parameter with no expression in it is read from
+ * n8n once per node run (its value is the same for every item): n8n resolves and copies every value on each read.
+ * The value is shared between items, so callers read it and never change it.
+ */
+export function itemParameter(context: IExecuteFunctions, name: string, itemIndex: number, fallback: unknown): unknown {
+	let fixed = fixedValues.get(context);
+	if (fixed === undefined) fixedValues.set(context, (fixed = new Map()));
+	const known = fixed.get(name);
+	if (known !== undefined && known !== VARIES) return known;
+	const value: unknown = context.getNodeParameter(name, itemIndex, fallback);
+	if (known === undefined) {
+		const raw = context.getNodeParameter(name, itemIndex, fallback, { rawExpressions: true });
+		fixed.set(name, holdsExpression(raw) || value === undefined ? VARIES : value);
+	}
+	return value;
+}
+
 /** The error of a bad parameter: names the field (in `message`) and the item. */
 export function badParameter(context: IExecuteFunctions, itemIndex: number, message: string, description?: string): NodeOperationError {
 	return new NodeOperationError(context.getNode(), `${message} [item ${itemIndex}]`, { itemIndex, description });
@@ -44,7 +72,7 @@ export function readText(
 	options: { required: boolean; maxLength?: number; locator?: boolean },
 ): string {
 	// locator: a resource locator's value (From List or By Name), or the plain text older versions saved.
-	const raw = options.locator ? context.getNodeParameter(name, itemIndex, '', { extractValue: true }) : context.getNodeParameter(name, itemIndex, '');
+	const raw = options.locator ? context.getNodeParameter(name, itemIndex, '', { extractValue: true }) : itemParameter(context, name, itemIndex, '');
 	const text = checkText(context, itemIndex, label, raw, options.maxLength);
 	if (options.required && text === '') throw badParameter(context, itemIndex, `${label} is empty`);
 	return text;
@@ -52,7 +80,7 @@ export function readText(
 
 /** A boolean parameter; an expression may also give "true" or "false". Anything else is refused, never guessed. */
 export function readBoolean(context: IExecuteFunctions, itemIndex: number, name: string, label: string, fallback: boolean): boolean {
-	return checkBoolean(context, itemIndex, label, context.getNodeParameter(name, itemIndex, fallback), fallback);
+	return checkBoolean(context, itemIndex, label, itemParameter(context, name, itemIndex, fallback), fallback);
 }
 
 export function checkBoolean(context: IExecuteFunctions, itemIndex: number, label: string, raw: unknown, fallback: boolean): boolean {
@@ -71,7 +99,7 @@ export function readChoice<T extends string>(
 	allowed: readonly T[],
 	fallback: T,
 ): T {
-	const raw = context.getNodeParameter(name, itemIndex, fallback);
+	const raw = itemParameter(context, name, itemIndex, fallback);
 	if ((allowed as readonly unknown[]).includes(raw)) return raw as T;
 	throw badParameter(context, itemIndex, `${label} must be one of ${allowed.join(', ')}, got ${describeGiven(raw)}`);
 }
@@ -80,7 +108,7 @@ const OPTION_LABELS: Record<string, string> = { parseLog: 'Parse Log', simplify:
 
 /** The item's Options collection, each switch checked (an expression giving "yes" is refused, not taken as true). */
 export function readOutputOptions(context: IExecuteFunctions, itemIndex: number): JobOutputOptions & { statusOnly?: boolean } {
-	const raw = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const raw = itemParameter(context, 'options', itemIndex, {}) as IDataObject;
 	const options: Record<string, boolean> = {};
 	for (const [name, label] of Object.entries(OPTION_LABELS)) {
 		options[name] = checkBoolean(context, itemIndex, `Option ${label}`, raw?.[name], false);

@@ -22,7 +22,7 @@ export type SubmitRecord =
 	| { kind: 'unknown'; message: string; description?: string; httpCode?: string };
 
 const records = new WeakMap<object, Map<string, SubmitRecord>>();
-const runIndexes = new WeakMap<IExecuteFunctions, number>();
+const runKeys = new WeakMap<IExecuteFunctions, { scope: string; runIndex: number }>();
 
 export interface SubmitSlot {
 	/** What an earlier try of this invocation did for the item, if anything. */
@@ -30,14 +30,16 @@ export interface SubmitSlot {
 	record(entry: SubmitRecord): void;
 }
 
-function runIndexOf(context: IExecuteFunctions): number {
-	let runIndex = runIndexes.get(context);
-	if (runIndex === undefined) {
+/** The execution, the node's id and the run index, read once per node run (getNode() copies the whole node on every call). */
+function runKeyOf(context: IExecuteFunctions): { scope: string; runIndex: number } {
+	let runKey = runKeys.get(context);
+	if (runKey === undefined) {
 		// IExecuteFunctions has no runIndex; the expression proxy carries the context's own.
-		runIndex = Number(context.getWorkflowDataProxy(0).$runIndex) || 0;
-		runIndexes.set(context, runIndex);
+		const runIndex = Number(context.getWorkflowDataProxy(0).$runIndex) || 0;
+		runKey = { scope: `${context.getExecutionId() ?? ''}\u0000${context.getNode().id}`, runIndex };
+		runKeys.set(context, runKey);
 	}
-	return runIndex;
+	return runKey;
 }
 
 /**
@@ -52,13 +54,13 @@ function cameAsToolCall(context: IExecuteFunctions, item: INodeExecutionData, it
 function memoryKey(context: IExecuteFunctions, itemIndex: number): { holder: object; key: string } | undefined {
 	const item: unknown = context.getInputData()[itemIndex];
 	if (item === undefined || item === null || typeof item !== 'object') return undefined;
-	const scope = `${context.getExecutionId() ?? ''}\u0000${context.getNode().id}`;
+	const { scope, runIndex } = runKeyOf(context);
 	if (cameAsToolCall(context, item as INodeExecutionData, itemIndex)) {
 		const toolArgs: unknown = (item as INodeExecutionData).json;
 		if (toolArgs === undefined || toolArgs === null || typeof toolArgs !== 'object') return undefined;
 		return { holder: toolArgs, key: `${scope}\u0000tool\u0000${itemIndex}` };
 	}
-	return { holder: item, key: `${scope}\u0000${runIndexOf(context)}\u0000${itemIndex}` };
+	return { holder: item, key: `${scope}\u0000${runIndex}\u0000${itemIndex}` };
 }
 
 const NO_MEMORY: SubmitSlot = { previous: undefined, record: () => {} };

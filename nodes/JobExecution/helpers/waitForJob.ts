@@ -6,7 +6,7 @@ import { redact } from '../../shared/redaction';
 import type { ResolvedConnection } from '../../shared/transport';
 import { apiRequest, readJobCall } from '../../shared/transport';
 import { failureInWords, isRetryableError, retryAfterMs } from '../../shared/transport/errors';
-import { badParameter } from './itemParameters';
+import { badParameter, itemParameter } from './itemParameters';
 import { settle } from '../../shared/settle';
 
 export interface WaitSettings {
@@ -28,7 +28,7 @@ async function sleepUnlessCancelled(ms: number, signal: AbortSignal | undefined)
 
 /** Reads the wait settings of an item, refusing values that would poll forever or hammer the service. */
 export function readWaitSettings(context: IExecuteFunctions, itemIndex: number, prefix: string): WaitSettings {
-	const settings = (context.getNodeParameter(prefix, itemIndex, {}) as IDataObject) ?? {};
+	const settings = (itemParameter(context, prefix, itemIndex, {}) as IDataObject) ?? {};
 	const seconds = (name: string, label: string, fallback: number): number => {
 		const raw = settings[name] ?? fallback;
 		const value = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;

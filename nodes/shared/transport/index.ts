@@ -7,6 +7,7 @@ import type {
 	IPollFunctions,
 } from 'n8n-workflow';
 
+import type { AnswerSignal, RequestPace } from '../adaptiveLimit';
 import { secretForms } from '../redaction';
 import { settle } from '../settle';
 import {
@@ -38,6 +39,8 @@ export type ApiContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFuncti
 /** A connection plus every form of its secrets (see secretForms), none of which may appear in an error. */
 export interface ResolvedConnection extends Connection {
 	secrets: string[];
+	/** Version 2's adaptive limit of the execution, told how every attempt went (none: nothing is told). */
+	pace?: RequestPace;
 }
 
 export interface ApiResponse {
@@ -214,6 +217,37 @@ async function attemptOnce(context: ApiContext, connection: ResolvedConnection, 
 	return first.ok ? first.value : { failure: networkFailure(first.error) };
 }
 
+/** An attempt whose outcome the connection's pace (if any) hears of. */
+async function pacedAttempt(context: ApiContext, connection: ResolvedConnection, call: ApiCall, limitMs: number): Promise<Attempt> {
+	const pace = connection.pace;
+	if (!pace) return await attemptOnce(context, connection, call, limitMs);
+	const ticket = pace.sent();
+	const outcome = await attemptOnce(context, connection, call, limitMs);
+	const failure = outcome.failure;
+	pace.answered(ticket, answerSignal(failure), failure?.kind === 'status' ? failure.retryAfterMs : undefined);
+	return outcome;
+}
+
+/** Codes of a connection the service dropped or let stall: a sign of load, like a 503. */
+const LOAD_CODES = new Set(['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'ECONNRESET', 'ECONNABORTED']);
+
+/** What an attempt says about the service's load: 429, 503 and timeouts say it is overwhelmed. */
+function answerSignal(failure: Failure | undefined): AnswerSignal {
+	if (failure === undefined) return 'ok';
+	switch (failure.kind) {
+		case 'status':
+			if (failure.statusCode === 429 || failure.statusCode === 503) return 'busy';
+			// A refusal of the request (404, 400) is a fast, sound answer; a server error is no reason to send more.
+			return failure.statusCode < 500 ? 'ok' : 'neutral';
+		case 'deadline':
+			return 'busy';
+		case 'network':
+			return LOAD_CODES.has(failure.code) ? 'busy' : 'neutral';
+		default:
+			return 'neutral';
+	}
+}
+
 /** The body within `maxBytes`; a failure while it is read carries the status, so decoding errors are told apart. */
 async function readBody(response: IN8nHttpFullResponse, maxBytes: number, stop: AbortSignal): Promise<ReadOutcome | { failure: Failure }> {
 	const read = await settle(readCapped(response.body, maxBytes, stop));
@@ -289,9 +323,7 @@ export async function apiRequest(
 	for (let attempt = 0; ; attempt++) {
 		const left = deadline - Date.now();
 		const outcome: Attempt =
-			left > 0
-				? await attemptOnce(this, connection, call, Math.min(left, transportTiming.attemptMs))
-				: { failure: { kind: 'deadline', seconds: 0 } };
+			left > 0 ? await pacedAttempt(this, connection, call, Math.min(left, transportTiming.attemptMs)) : { failure: { kind: 'deadline', seconds: 0 } };
 		if (outcome.response) return outcome.response;
 		// A deadline failure reports the time spent since the bound began (this call, or the poll it is part of).
 		const failure: Failure =

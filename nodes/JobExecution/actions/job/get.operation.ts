@@ -5,7 +5,7 @@ import type { OperationOption } from '../registry';
 import { extractExecutionStatus } from '../../../shared/jobStatusBody';
 import { isPlainObject } from '../../../shared/jobVocabulary';
 import { nodeVersion } from '../../../shared/nodeVersion';
-import { batchingField, readConcurrency } from '../../helpers/batching';
+import { batchingFields, readConcurrency } from '../../helpers/batching';
 import { jobItem, readJobItemSettings } from '../../helpers/jobItems';
 import type { ItemWithFiles } from '../../helpers/jobItems';
 import { jobOutputFields } from '../../helpers/outputFields';
@@ -22,7 +22,7 @@ const statusOnlyField: INodeProperties = {
 	description: 'Whether to read only the execution status (a lighter request): the output is { ID, executionStatus }',
 };
 
-export const properties: INodeProperties[] = [jobIdField, ...jobOutputFields({ statusOnly: statusOnlyField, logFile: true }), batchingField('are read')];
+export const properties: INodeProperties[] = [jobIdField, ...jobOutputFields({ statusOnly: statusOnlyField, logFile: true }), ...batchingFields('are read')];
 
 export const option: OperationOption<'get'> = { name: 'Get', value: 'get', description: 'Get the status of a job', action: 'Get a job' };
 

@@ -2,10 +2,10 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { OperationOption } from '../registry';
-import { batchingField, readConcurrency } from '../../helpers/batching';
+import { batchingFields, readConcurrency } from '../../helpers/batching';
 import { checkParameters, parametersFromJson } from '../../helpers/jobParameters';
 import type { JobParameter } from '../../helpers/jobParameters';
-import { badParameter, readBoolean, readText } from '../../helpers/itemParameters';
+import { badParameter, itemParameter, readBoolean, readText } from '../../helpers/itemParameters';
 import { sentId } from '../../../shared/redaction';
 import { settle } from '../../../shared/settle';
 import { checkJobOutcome, readWaitSettings, waitForJob } from '../../helpers/waitForJob';
@@ -141,7 +141,7 @@ export const properties: INodeProperties[] = [
 		options: waitSettingFields,
 	},
 	...jobOutputFields({ logFile: true }).map((field) => ({ ...field, displayOptions: { ...field.displayOptions, show: { ...field.displayOptions?.show, waitForCompletion: [true] } } })),
-	batchingField('are submitted (and, with Wait for Completion, waited for)'),
+	...batchingFields('are submitted (and, with Wait for Completion, waited for)'),
 ];
 
 export const option: OperationOption<'submit'> = {
@@ -155,9 +155,9 @@ export const concurrency = readConcurrency;
 
 function readParameters(context: IExecuteFunctions, itemIndex: number): JobParameter[] {
 	const result =
-		context.getNodeParameter('parametersInputMode', itemIndex, 'fields') === 'json'
-			? parametersFromJson(context.getNodeParameter('parametersJson', itemIndex, '[]'))
-			: checkParameters((context.getNodeParameter('parameters', itemIndex, {}) as IDataObject).parameter ?? []);
+		itemParameter(context, 'parametersInputMode', itemIndex, 'fields') === 'json'
+			? parametersFromJson(itemParameter(context, 'parametersJson', itemIndex, '[]'))
+			: checkParameters((itemParameter(context, 'parameters', itemIndex, {}) as IDataObject).parameter ?? []);
 	if (result.problem) {
 		throw badParameter(
 			context,

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { OperationOption } from '../registry';
-import { batchingField, readConcurrency } from '../../helpers/batching';
+import { batchingFields, readConcurrency } from '../../helpers/batching';
 import { hintLongWait } from '../../helpers/hints';
 import { jobItem, readJobItemSettings } from '../../helpers/jobItems';
 import type { ItemWithFiles } from '../../helpers/jobItems';
@@ -23,7 +23,7 @@ export const properties: INodeProperties[] = [
 		options: waitSettingFields,
 	},
 	...jobOutputFields({ logFile: true }),
-	batchingField('are waited for'),
+	...batchingFields('are waited for'),
 ];
 
 export const option: OperationOption<'waitForCompletion'> = {
