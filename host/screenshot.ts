@@ -11,12 +11,12 @@ const shot = (name: string) => join(projectRoot, 'docs', name);
 const NODE_TYPE = 'n8n-nodes-job-execution.jobExecution';
 const nativeCredential = { jobExecutionApi: { id: NATIVE_CREDENTIAL_ID, name: 'Job Execution API (reference server)' } };
 
-// A throw-away workflow, made and removed through the editor's own REST API with the page's session.
+// A throw-away workflow of version 2 nodes (what a new node is), made and removed through the editor's own REST API with the page's session.
 const SCRATCH_WORKFLOW = {
 	name: 'Screenshot scratch (removed afterwards)',
 	nodes: [
-		{ id: 's1', name: 'Submit a job', type: NODE_TYPE, typeVersion: 1, position: [0, 0], credentials: nativeCredential, parameters: { authentication: 'jobExecutionApi', resource: 'job', operation: 'submit', flowFileName: '/Shared/Flows/sales.flow', runProfileName: 'default' } },
-		{ id: 's2', name: 'Get a job', type: NODE_TYPE, typeVersion: 1, position: [300, 0], credentials: nativeCredential, parameters: { authentication: 'jobExecutionApi', resource: 'job', operation: 'get', jobId: { __rl: true, mode: 'list', value: '' } } },
+		{ id: 's1', name: 'Submit a job', type: NODE_TYPE, typeVersion: 2, position: [0, 0], credentials: nativeCredential, parameters: { authentication: 'jobExecutionApi', resource: 'job', operation: 'submit', flowFileName: '/Shared/Flows/sales.flow', runProfileName: { __rl: true, mode: 'list', value: 'default' } } },
+		{ id: 's2', name: 'Get a job', type: NODE_TYPE, typeVersion: 2, position: [300, 0], credentials: nativeCredential, parameters: { authentication: 'jobExecutionApi', resource: 'job', operation: 'get', jobId: { __rl: true, mode: 'list', value: '' } } },
 	],
 	connections: {},
 	settings: {},

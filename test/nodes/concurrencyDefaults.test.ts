@@ -56,7 +56,7 @@ describe.each(INTERFACES)('version 2 defaults over the %s interface', (kind: Int
 		expect(requests).toHaveLength(ITEMS);
 		expect(maxInFlight()).toBeGreaterThan(1);
 		expect(maxInFlight()).toBeLessThanOrEqual(DEFAULT_MAX_IN_FLIGHT);
-		expect(result.json.map((json) => json.id)).toEqual(items.map((item) => item.jobId));
+		expect(result.json.map((json) => json.jobId)).toEqual(items.map((item) => item.jobId));
 		expect(result.items.map((item) => item.pairedItem)).toEqual(items.map((_, n) => ({ item: n })));
 	});
 
@@ -104,7 +104,7 @@ describe.each(INTERFACES)('version 2 defaults over the %s interface', (kind: Int
 		expect(result.error).toBeUndefined();
 		// Every item read once, the three refused ones once more after the Retry-After.
 		expect(requests).toHaveLength(items.length + 3);
-		expect(result.json.map((json) => json.id)).toEqual(items.map((item) => item.jobId));
+		expect(result.json.map((json) => json.jobId)).toEqual(items.map((item) => item.jobId));
 
 		const refusedCalls = new Set([...refused].map((index) => requests[index].call));
 		const firstRetry = requests.findIndex((request, index) => index > 42 && refusedCalls.has(request.call));
