@@ -1,9 +1,10 @@
 /** The child side of testkit/heapCapped.ts: one run of a node, then its figures on one `RESULT {json}` line. */
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { transportTiming } from '../nodes/shared/transport';
+import { watchCpuBlocks } from './cpuBlocks';
 import { runActionNode } from './engine';
 import type { ChildRun } from './heapCapped';
 import { searchList } from './listSearch';
@@ -49,33 +50,6 @@ async function warmUp(): Promise<void> {
 	transportTiming.retryDelaysMs = delays;
 }
 
-/**
- * The longest stretch the event loop was held, in CPU time, as testkit/fuzz/child.ts measures it: a 10 ms tick takes
- * the smaller of the wall time and the process's CPU time since the last tick, so waiting for a core does not count.
- */
-function watchCpuBlocks(): { stop(): number } {
-	const cpuMs = () => {
-		const { user, system } = process.cpuUsage();
-		return (user + system) / 1000;
-	};
-	let lastWall = performance.now();
-	let lastCpu = cpuMs();
-	let longest = 0;
-	const tick = setInterval(() => {
-		const wall = performance.now();
-		const cpu = cpuMs();
-		longest = Math.max(longest, Math.min(wall - lastWall, cpu - lastCpu) - 10);
-		lastWall = wall;
-		lastCpu = cpu;
-	}, 10);
-	return {
-		stop() {
-			clearInterval(tick);
-			return Math.max(0, Math.round(longest));
-		},
-	};
-}
-
 export async function main(argument: string): Promise<void> {
 	const run = JSON.parse(argument) as ChildRun;
 	if (run.retryDelaysMs) transportTiming.retryDelaysMs = run.retryDelaysMs;
@@ -89,7 +63,7 @@ export async function main(argument: string): Promise<void> {
 	const { items, error } = await runTarget(run);
 	const elapsedMs = Date.now() - started;
 	delay.disable();
-	const maxCpuBlockMs = cpuBlocks.stop();
+	const maxCpuBlockMs = Math.round(cpuBlocks.stop());
 	const figures = {
 		elapsedMs,
 		baseRssMiB,

@@ -310,8 +310,9 @@ describe.each(versions)('an AI agent through the MCP Server Trigger of n8n %s', 
 			const { result, jobs } = await retried(via === 'native' ? 'submit_and_wait' : 'submit_and_wait_relay', flowArgs(via, '/Shared/Flows/monthly-report.flow'));
 			figures.push(`wait timeout 1 s (${via}): ${jobs.length}`);
 			expect(jobs).toHaveLength(1);
-			// A later try may see the job end; either way the agent hears of that one job.
-			if (result.isError) expect(textOf(result)).toMatch(new RegExp(`Timed out after 1 s waiting for job ${jobs[0]}`));
+			// A later try may see the job end (the demo's flows may end failed or cancelled, which fails the item by
+			// default); either way the agent hears of that one job.
+			if (result.isError) expect(textOf(result)).toMatch(new RegExp(`(Timed out after 1 s waiting for job|Job) ${jobs[0]}`));
 			else expect(itemsOf(result)[0]).toMatchObject({ jobId: jobs[0] });
 		});
 

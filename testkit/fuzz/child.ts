@@ -16,6 +16,7 @@ import * as transport from '../../nodes/shared/transport';
 import { runActionNode } from '../engine';
 import type { CredentialsMap } from '../engine';
 import { searchList } from '../listSearch';
+import { watchCpuBlocks } from '../cpuBlocks';
 import { createPoller } from '../poller';
 import { runAgentWithTool } from '../toolAgent';
 import { FUZZ_JOB_ID, saneJob } from './bodies';
@@ -246,35 +247,6 @@ async function runTarget(scenario: Scenario, url: string, probe: Probe): Promise
 	return { output: files.length > 0 ? [...result.json, { files }] : result.json, error: result.error };
 }
 
-/**
- * The longest stretch the event loop was held, in CPU time: a 10 ms tick measures the wall time and the process's
- * CPU time since the last tick, and a stretch counts the smaller of the two (less the tick). On a loaded machine a
- * process waiting for a core gains wall time, not CPU time, so only work done on the loop counts as a block.
- */
-function watchBlocks(): { stop(): number } {
-	let lastWall = performance.now();
-	let lastCpu = cpuMs();
-	let longest = 0;
-	const tick = setInterval(() => {
-		const wall = performance.now();
-		const cpu = cpuMs();
-		longest = Math.max(longest, Math.min(wall - lastWall, cpu - lastCpu) - 10);
-		lastWall = wall;
-		lastCpu = cpu;
-	}, 10);
-	return {
-		stop() {
-			clearInterval(tick);
-			return Math.max(0, longest);
-		},
-	};
-}
-
-function cpuMs(): number {
-	const { user, system } = process.cpuUsage();
-	return (user + system) / 1000;
-}
-
 async function run(scenario: Scenario, url: string): Promise<ChildReport> {
 	const probe = new Probe(allSecretForms(url), anySecretShown(url));
 	probe.watchLogger();
@@ -285,7 +257,7 @@ async function run(scenario: Scenario, url: string): Promise<ChildReport> {
 	send({ type: 'limits', callMs: timing?.callMs ?? DEFAULT_CALL_MS });
 	const lag = monitorEventLoopDelay({ resolution: 10 });
 	lag.enable();
-	const blocks = watchBlocks();
+	const blocks = watchCpuBlocks();
 	const started = Date.now();
 	const outcome = await runTarget(scenario, url, probe);
 	const elapsedMs = Date.now() - started;
