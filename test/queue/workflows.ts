@@ -143,7 +143,8 @@ export function durableWorkflow(sinkUrl: string): WorkflowRecord {
 		if (node.name === 'Submit job') return { ...node, parameters: { ...node.parameters, flowFileName: QUEUE_FLOWS.long, runProfileName: QUEUE_PROFILES.durable, parameters: traceParameters } };
 		return node;
 	});
-	const sink = report('3', sinkUrl, { id: '={{ $json.id }}', executionStatus: '={{ $json.executionStatus }}', execution: '={{ $execution.id }}' });
+	// The example's nodes are version 2: a job's id is `jobId` on every item.
+	const sink = report('3', sinkUrl, { id: '={{ $json.jobId }}', executionStatus: '={{ $json.executionStatus }}', execution: '={{ $execution.id }}' });
 	const connections: Connections = { ...example.connections, [start.name]: example.connections[manual.name], 'Get the finished job': { main: [[{ node: sink.name, type: 'main', index: 0 }]] } };
 	delete connections[manual.name];
 	return { id: DURABLE_WORKFLOW_ID, name: 'queue: durable wait (the shipped example)', active: false, nodes: [start, ...nodes, sink], connections, settings: { executionOrder: 'v1' } };
