@@ -157,20 +157,7 @@ export const RETRY_CONTINUE_WORKFLOW_ID = 'jobExecE2eRetry2';
 // Three items (n = 0, 1, 2) into a Submit that n8n retries: 3 tries, 100 ms apart.
 export function retryWorkflow(id: string, flowFile: string, continueOnFail: boolean): WorkflowRecord {
 	const items = node('Three items', 'n8n-nodes-base.code', { jsCode: 'return [0, 1, 2].map((n) => ({ json: { n } }));' }, { typeVersion: 2 });
-	const submitNode: SettingsNode = node(
-		'Submit with Retry On Fail',
-		ACTION,
-		{
-			authentication: 'jobExecutionApi',
-			resource: 'job',
-			operation: 'submit',
-			flowFileName: flowFile,
-			runProfileName: 'default',
-			parameters: { parameter: [{ name: 'item', type: 'integer', value: '={{ $json.n }}' }] },
-		},
-		{ credentials: credentialOf('native'), ...(continueOnFail ? { onError: 'continueRegularOutput' as const } : {}) },
-	);
-	Object.assign(submitNode, { retryOnFail: true, maxTries: 3, waitBetweenTries: 100 });
+	const submitNode = numberedSubmit('Submit with Retry On Fail', flowFile, continueOnFail ? { onError: 'continueRegularOutput' } : {});
 	return workflow(id, `e2e: Retry On Fail${continueOnFail ? ' + Continue On Fail' : ''}`, manual(), [[items, submitNode]]);
 }
 
@@ -206,7 +193,7 @@ export function stateTriggerWorkflow(id: string, pollCron: string): WorkflowReco
 }
 
 // Submit (Retry On Fail on) with one job parameter carrying the item's number, so that jobs can be counted per item.
-function numberedSubmit(name: string, flowFile: string, position: [number, number]): NodeRecord {
+function numberedSubmit(name: string, flowFile: string, settings: { position?: [number, number]; onError?: 'continueRegularOutput' }): NodeRecord {
 	const submitNode: SettingsNode = node(
 		name,
 		ACTION,
@@ -218,7 +205,7 @@ function numberedSubmit(name: string, flowFile: string, position: [number, numbe
 			runProfileName: 'default',
 			parameters: { parameter: [{ name: 'item', type: 'integer', value: '={{ $json.n }}' }] },
 		},
-		{ credentials: credentialOf('native'), position },
+		{ credentials: credentialOf('native'), ...settings },
 	);
 	return Object.assign(submitNode, { retryOnFail: true, maxTries: 3, waitBetweenTries: 100 });
 }
@@ -244,7 +231,7 @@ export function backEdgeLoopWorkflow(flowFile: string): WorkflowRecord {
 	const start = manual();
 	const items = twoItems();
 	const head = node('Loop head', 'n8n-nodes-base.noOp', {});
-	const submitNode = numberedSubmit('Submit in the loop', flowFile, [600, -200]);
+	const submitNode = numberedSubmit('Submit in the loop', flowFile, { position: [600, -200] });
 	const again = node('Again?', 'n8n-nodes-base.if', { conditions: { boolean: [{ value1: '={{ $runIndex < 1 }}', value2: true }] } }, { typeVersion: 1 });
 	return linked(LOOP_WORKFLOW_ID, 'e2e: the same items through Submit twice by a back edge', [start, items, head, submitNode, again], [
 		[start, items],
