@@ -6,7 +6,7 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
-import { nodeClasses } from '../../testkit/engine';
+import { credentialTypes, nodeClasses } from '../../testkit/engine';
 
 export const PLAIN_NODE_TYPE = 'bench.plainRequest';
 
@@ -66,3 +66,5 @@ class PlainRequestNode implements INodeType {
 }
 
 nodeClasses[PLAIN_NODE_TYPE] = new PlainRequestNode();
+// The credentials are restricted to the package's nodes (credentialScope.ts); the plain node stands in for one of them.
+for (const type of Object.values(credentialTypes)) type.supportedNodes = [...(type.supportedNodes ?? []), PLAIN_NODE_TYPE];

@@ -85,21 +85,30 @@ function inItemOrder(limit: number): Schedule {
 /** Version 2: as many running as the adaptive limit allows now, none started while a Retry-After lasts. */
 function paced(context: IExecuteFunctions, limit: AdaptiveLimit): Schedule {
 	return async (count, stop, run) => {
-		const running = new Set<Promise<void>>();
+		let running = 0;
+		// One waiter for "an item ended" (a race over every running item would cost a reaction per item in flight).
+		let ended: (() => void) | undefined;
+		const all: Array<Promise<void>> = [];
 		const cancel = context.getExecutionCancelSignal();
 		for (let next = 0; next < count && !stop(); ) {
 			// A cancelled execution ends the pause; the items then fail at once on the cancelled signal.
 			const pause = cancel?.aborted ? 0 : limit.pauseLeft();
 			if (pause > 0) {
 				await sleep(pause, cancel).catch(() => undefined);
-			} else if (running.size >= limit.allowed()) {
-				await Promise.race(running);
+			} else if (running >= limit.allowed()) {
+				await new Promise<void>((resolve) => (ended = resolve));
 			} else {
-				const item: Promise<void> = run(next++).finally(() => running.delete(item));
-				running.add(item);
+				running++;
+				all.push(
+					run(next++).finally(() => {
+						running--;
+						ended?.();
+						ended = undefined;
+					}),
+				);
 			}
 		}
-		await Promise.all(running);
+		await Promise.all(all);
 	};
 }
 

@@ -2,9 +2,9 @@ import type { IBinaryKeyData, IDataObject, IExecuteFunctions } from 'n8n-workflo
 
 import type { JobOutputMode, JobShape } from '../../shared/jobOutput';
 import { formatJob, JOB_STATUS_FIELDS, shapeJob } from '../../shared/jobOutput';
-import { nodeVersion } from '../../shared/nodeVersion';
+import { nodeTypeName, nodeVersion } from '../../shared/nodeVersion';
 import { readableJobId } from '../../shared/jobVocabulary';
-import { badParameter, checkBoolean, checkText, readOutputOptions } from './itemParameters';
+import { badParameter, checkBoolean, checkText, itemParameter, readOutputOptions } from './itemParameters';
 
 /** An output item with a file (the log as a file): the router passes it on with its files and its pairedItem. */
 export class ItemWithFiles {
@@ -26,12 +26,12 @@ const OUTPUT_MODES: readonly JobOutputMode[] = ['simplified', 'raw', 'selected']
 
 /** Version 2: Simplify, or for the node used as an AI tool (n8n's "…Tool" variant) Output and its Fields. */
 function readShapeMode(context: IExecuteFunctions, itemIndex: number): Pick<JobShape, 'mode' | 'fields'> {
-	if (!context.getNode().type.endsWith('Tool')) {
-		return { mode: checkBoolean(context, itemIndex, 'Simplify', context.getNodeParameter('simplify', itemIndex, true), true) ? 'simplified' : 'raw' };
+	if (!nodeTypeName(context).endsWith('Tool')) {
+		return { mode: checkBoolean(context, itemIndex, 'Simplify', itemParameter(context, 'simplify', itemIndex, true), true) ? 'simplified' : 'raw' };
 	}
-	const mode = context.getNodeParameter('output', itemIndex, 'simplified') as JobOutputMode;
+	const mode = itemParameter(context, 'output', itemIndex, 'simplified') as JobOutputMode;
 	if (!OUTPUT_MODES.includes(mode)) throw badParameter(context, itemIndex, `Output must be one of ${OUTPUT_MODES.join(', ')}`);
-	const fields = mode === 'selected' ? context.getNodeParameter('fields', itemIndex, []) : [];
+	const fields = mode === 'selected' ? itemParameter(context, 'fields', itemIndex, []) : [];
 	const known = new Set<string>(JOB_STATUS_FIELDS);
 	if (!Array.isArray(fields) || fields.some((field) => !known.has(field as string))) {
 		throw badParameter(context, itemIndex, `Fields must be among ${JOB_STATUS_FIELDS.join(', ')}`);
@@ -45,7 +45,7 @@ export function readJobItemSettings(context: IExecuteFunctions, itemIndex: numbe
 		const options = readOutputOptions(context, itemIndex);
 		return { statusOnly: options.statusOnly === true, json: (job) => formatJob(job, options) };
 	}
-	const options = (context.getNodeParameter('options', itemIndex, {}) as IDataObject) ?? {};
+	const options = (itemParameter(context, 'options', itemIndex, {}) as IDataObject) ?? {};
 	const flag = (name: string, label: string) => checkBoolean(context, itemIndex, `Option ${label}`, options[name], false);
 	const shape: JobShape = { ...readShapeMode(context, itemIndex), parseLog: flag('parseLog', 'Parse Log') };
 	const logAsFile = flag('logAsFile', 'Log as File');
