@@ -23,15 +23,16 @@ function holdsExpression(raw: unknown): boolean {
  * n8n once per node run (its value is the same for every item): n8n resolves and copies every value on each read.
  * The value is shared between items, so callers read it and never change it.
  */
-export function itemParameter(context: IExecuteFunctions, name: string, itemIndex: number, fallback: unknown): unknown {
+export function itemParameter(context: IExecuteFunctions, name: string, itemIndex: number, fallback: unknown, options: { extractValue?: boolean } = {}): unknown {
 	let fixed = fixedValues.get(context);
 	if (fixed === undefined) fixedValues.set(context, (fixed = new Map()));
-	const known = fixed.get(name);
+	const key = options.extractValue ? `${name}\u0000value` : name;
+	const known = fixed.get(key);
 	if (known !== undefined && known !== VARIES) return known;
-	const value: unknown = context.getNodeParameter(name, itemIndex, fallback);
+	const value: unknown = options.extractValue ? context.getNodeParameter(name, itemIndex, fallback, { extractValue: true }) : context.getNodeParameter(name, itemIndex, fallback);
 	if (known === undefined) {
 		const raw = context.getNodeParameter(name, itemIndex, fallback, { rawExpressions: true });
-		fixed.set(name, holdsExpression(raw) || value === undefined ? VARIES : value);
+		fixed.set(key, holdsExpression(raw) || value === undefined ? VARIES : value);
 	}
 	return value;
 }
@@ -72,7 +73,7 @@ export function readText(
 	options: { required: boolean; maxLength?: number; locator?: boolean },
 ): string {
 	// locator: a resource locator's value (From List or By Name), or the plain text older versions saved.
-	const raw = options.locator ? context.getNodeParameter(name, itemIndex, '', { extractValue: true }) : itemParameter(context, name, itemIndex, '');
+	const raw = itemParameter(context, name, itemIndex, '', { extractValue: options.locator === true });
 	const text = checkText(context, itemIndex, label, raw, options.maxLength);
 	if (options.required && text === '') throw badParameter(context, itemIndex, `${label} is empty`);
 	return text;
