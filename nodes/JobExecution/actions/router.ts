@@ -2,7 +2,7 @@ import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import type { CredentialType, ResolvedConnection } from '../../shared/transport';
-import { getConnection } from '../../shared/transport';
+import { DeadlineClock, getConnection } from '../../shared/transport';
 import { AdaptiveLimit } from '../../shared/adaptiveLimit';
 import { nodeVersion } from '../../shared/nodeVersion';
 import { settle } from '../../shared/settle';
@@ -40,12 +40,14 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	let failed = false;
 	const stop = () => failed && !continueOnFail;
 	const schedule = pace ? paced(this, pace) : inItemOrder(concurrency);
+	// One clock ends every attempt of the run at its deadline (a timer per attempt cost more than the request's checks).
+	const clock = new DeadlineClock();
 	await schedule(items.length, stop, async (itemIndex) => {
-		connection ??= getConnection.call(this, credentialType, itemIndex).then((resolved) => (pace ? { ...resolved, pace } : resolved));
+		connection ??= getConnection.call(this, credentialType, itemIndex).then((resolved) => ({ ...resolved, pace, clock }));
 		const outcome = await settle(connection.then(async (resolved) => await operation.execute.call(this, itemIndex, resolved)));
 		if (!outcome.ok) failed = true;
 		outcomes[itemIndex] = outcome;
-	});
+	}).finally(() => clock.close());
 
 	const output: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {

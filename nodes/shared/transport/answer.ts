@@ -1,6 +1,7 @@
 import { sleep } from 'n8n-workflow';
 
 import { keepSentId, redactor } from '../redaction';
+import type { StopNotice } from './deadlineClock';
 
 /**
  * Everything a service sends is bounded before it is believed: bytes after decoding (read as a stream and dropped at
@@ -99,7 +100,7 @@ function prematureClose(): Error {
 }
 
 /** Reads an event stream to its end; the first of end, error, early close, cap or `stop` settles and detaches. */
-function readEvents(stream: EventByteStream, maxBytes: number, stop: AbortSignal): Promise<ReadOutcome> {
+function readEvents(stream: EventByteStream, maxBytes: number, stop: StopNotice): Promise<ReadOutcome> {
 	const collector = textCollector(maxBytes);
 	return new Promise<ReadOutcome>((resolve, reject) => {
 		const listeners: Record<string, (value?: unknown) => void> = {
@@ -110,16 +111,15 @@ function readEvents(stream: EventByteStream, maxBytes: number, stop: AbortSignal
 			error: (error) => settleWith(() => reject(error instanceof Error ? error : new Error(String(error)))),
 			close: () => settleWith(() => reject(prematureClose())),
 		};
-		const onStop = () => settleWith(() => reject(new Error('ABORTED')));
 		function settleWith(settle: () => void): void {
 			for (const [event, listener] of Object.entries(listeners)) stream.removeListener(event, listener);
-			stop.removeEventListener('abort', onStop);
+			stop.listen(undefined);
 			// A late error of the dropped stream must not go unhandled.
 			stream.on('error', ignore);
 			stream.destroy();
 			settle();
 		}
-		stop.addEventListener('abort', onStop, { once: true });
+		stop.listen(() => settleWith(() => reject(new Error('ABORTED'))));
 		for (const [event, listener] of Object.entries(listeners)) stream.on(event, listener);
 	});
 }
@@ -127,14 +127,13 @@ function readEvents(stream: EventByteStream, maxBytes: number, stop: AbortSignal
 function ignore(): void {}
 
 /** Any other async iterable of chunks. */
-async function readIterator(stream: ByteStream, maxBytes: number, stop: AbortSignal): Promise<ReadOutcome> {
-	const onStop = () => stream.destroy(new Error('ABORTED'));
-	stop.addEventListener('abort', onStop, { once: true });
+async function readIterator(stream: ByteStream, maxBytes: number, stop: StopNotice): Promise<ReadOutcome> {
+	stop.listen(() => stream.destroy(new Error('ABORTED')));
 	const collector = textCollector(maxBytes);
 	try {
 		for await (const chunk of stream) if (!collector.add(chunk)) return { tooLarge: true };
 	} finally {
-		stop.removeEventListener('abort', onStop);
+		stop.listen(undefined);
 		stream.destroy();
 	}
 	return { text: collector.text() };
@@ -144,10 +143,10 @@ async function readIterator(stream: ByteStream, maxBytes: number, stop: AbortSig
  * The body as text, reading at most `maxBytes` decoded bytes: the stream is destroyed (and decompression stops) as
  * soon as one byte more arrives, or when `stop` aborts. Read errors (a reset, corrupt compression) are thrown.
  */
-export async function readCapped(body: unknown, maxBytes: number, stop: AbortSignal): Promise<ReadOutcome> {
+export async function readCapped(body: unknown, maxBytes: number, stop: StopNotice): Promise<ReadOutcome> {
 	if (!isByteStream(body)) return readWhole(body, maxBytes);
 	// A request that answered after its attempt was given up: drop the body unread.
-	if (stop.aborted) {
+	if (stop.stopped) {
 		body.destroy();
 		throw new Error('ABORTED');
 	}

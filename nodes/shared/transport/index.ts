@@ -20,6 +20,8 @@ import {
 	sizeInWords,
 } from './answer';
 import type { ReadOutcome } from './answer';
+import { AttemptStop, DeadlineClock } from './deadlineClock';
+import type { StopNotice } from './deadlineClock';
 import { readListAnswer } from './listReader';
 import type { Failure } from './errors';
 import { classifyFailure, parseRetryAfter, toNodeApiError } from './errors';
@@ -32,6 +34,7 @@ export * from './requestBuilders';
 export * from './serviceCredentials';
 export * from './answer';
 export * from './listReader';
+export { AttemptStop, DeadlineClock } from './deadlineClock';
 export { failureInWords, isRetryableError, retryAfterMs } from './errors';
 
 export type ApiContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions;
@@ -41,6 +44,8 @@ export interface ResolvedConnection extends Connection {
 	secrets: string[];
 	/** Version 2's adaptive limit of the execution, told how every attempt went (none: nothing is told). */
 	pace?: RequestPace;
+	/** The run's one clock for every attempt's deadline (none: each call brings its own). */
+	clock?: DeadlineClock;
 }
 
 export interface ApiResponse {
@@ -129,7 +134,7 @@ export async function believe(text: string, contentType: string, statusCode: num
  * A list answer (up to 100 jobs with their logs): read as a stream by listReader.ts. One within LIST_KEPT_WHOLE_BYTES
  * is believed as any answer is; a longer one comes built, with its long fields cut, and is cleaned the same way.
  */
-async function believeList(response: IN8nHttpFullResponse, contentType: string, connection: ResolvedConnection, stop: AbortSignal): Promise<Attempt> {
+async function believeList(response: IN8nHttpFullResponse, contentType: string, connection: ResolvedConnection, stop: StopNotice): Promise<Attempt> {
 	const { statusCode } = response;
 	const read = await settle(readListAnswer(response.body, stop, connection.secrets));
 	if (!read.ok) return { failure: networkFailure(read.error, statusCode) };
@@ -180,14 +185,16 @@ function cancelled(context: ApiContext): boolean {
 	return cancelSignal(context)?.aborted === true;
 }
 
-/** The reason every finished attempt aborts its signal with: abort() without one builds a DOMException and its stack each time. */
-const ATTEMPT_OVER = new Error('the attempt is over');
-
 type Attempt = { response: ApiResponse; failure?: undefined } | { response?: undefined; failure: Failure };
 
-/** One exchange, never past `limitMs`: the request and the reading of its body race n8n's sleep; late, both stop. */
-async function attemptOnce(context: ApiContext, connection: ResolvedConnection, call: ApiCall, limitMs: number): Promise<Attempt> {
-	const stop = new AbortController();
+const LATE: Attempt = { failure: { kind: 'deadline', seconds: 0 } };
+
+/**
+ * One exchange, never past `limitMs`: the clock ends it then, whatever the request and the reading of its body are
+ * doing; both stop (the reader at once, the request where n8n lets its signal through).
+ */
+async function attemptOnce(context: ApiContext, connection: ResolvedConnection, call: ApiCall, limitMs: number, clock: DeadlineClock): Promise<Attempt> {
+	const stop = new AttemptStop();
 	const request: IHttpRequestOptions = {
 		...buildRequest(connection, call),
 		// The body as a stream of decoded bytes: answer.ts counts them and stops at the cap (n8n reads without limit).
@@ -197,32 +204,32 @@ async function attemptOnce(context: ApiContext, connection: ResolvedConnection, 
 		ignoreHttpStatusErrors: true,
 		// Keys stay with the service: a redirect is an answer to report, never a hop to take.
 		disableFollowRedirect: true,
-		// Idle timeout of the helper; the wall-clock bound is the race below. Polls keep this signal, so a late
-		// request is also aborted there; executions replace it with their cancel signal, and the body is dropped.
+		// Idle timeout of the helper; the wall-clock bound is the clock's. Polls keep this signal, so a late request is
+		// also aborted there; executions replace it with their cancel signal, and the body is dropped unread.
 		timeout: limitMs,
 		abortSignal: stop.signal,
 	};
-	const exchange = settle(
-		(context.helpers.httpRequestWithAuthentication.call(context, connection.credentialType, request) as Promise<IN8nHttpFullResponse>).then(
-			async (response) => await readResponse(response, call, connection, stop.signal),
-		),
-	);
-	const timer = sleep(limitMs, stop.signal).then(
-		() => 'late' as const,
-		() => 'stopped' as const,
-	);
-	const first = await Promise.race([exchange, timer]);
-	stop.abort(ATTEMPT_OVER);
-	if (first === 'late' || first === 'stopped') return { failure: { kind: 'deadline', seconds: 0 } };
-	return first.ok ? first.value : { failure: networkFailure(first.error) };
+	return await new Promise<Attempt>((resolve) => {
+		const deadline = clock.add(Date.now() + limitMs, () => {
+			stop.stop();
+			resolve(LATE);
+		});
+		const ended = (attempt: Attempt) => {
+			clock.finish(deadline);
+			resolve(attempt);
+		};
+		(context.helpers.httpRequestWithAuthentication.call(context, connection.credentialType, request) as Promise<IN8nHttpFullResponse>)
+			.then(async (response) => await readResponse(response, call, connection, stop))
+			.then(ended, (error: unknown) => ended({ failure: networkFailure(error) }));
+	});
 }
 
 /** An attempt whose outcome the connection's pace (if any) hears of. */
-async function pacedAttempt(context: ApiContext, connection: ResolvedConnection, call: ApiCall, limitMs: number): Promise<Attempt> {
+async function pacedAttempt(context: ApiContext, connection: ResolvedConnection, call: ApiCall, limitMs: number, clock: DeadlineClock): Promise<Attempt> {
 	const pace = connection.pace;
-	if (!pace) return await attemptOnce(context, connection, call, limitMs);
+	if (!pace) return await attemptOnce(context, connection, call, limitMs, clock);
 	const ticket = pace.sent();
-	const outcome = await attemptOnce(context, connection, call, limitMs);
+	const outcome = await attemptOnce(context, connection, call, limitMs, clock);
 	const failure = outcome.failure;
 	pace.answered(ticket, answerSignal(failure), failure?.kind === 'status' ? failure.retryAfterMs : undefined);
 	return outcome;
@@ -249,12 +256,12 @@ function answerSignal(failure: Failure | undefined): AnswerSignal {
 }
 
 /** The body within `maxBytes`; a failure while it is read carries the status, so decoding errors are told apart. */
-async function readBody(response: IN8nHttpFullResponse, maxBytes: number, stop: AbortSignal): Promise<ReadOutcome | { failure: Failure }> {
+async function readBody(response: IN8nHttpFullResponse, maxBytes: number, stop: StopNotice): Promise<ReadOutcome | { failure: Failure }> {
 	const read = await settle(readCapped(response.body, maxBytes, stop));
 	return read.ok ? read.value : { failure: networkFailure(read.error, response.statusCode) };
 }
 
-async function readResponse(response: IN8nHttpFullResponse, call: ApiCall, connection: ResolvedConnection, stop: AbortSignal): Promise<Attempt> {
+async function readResponse(response: IN8nHttpFullResponse, call: ApiCall, connection: ResolvedConnection, stop: StopNotice): Promise<Attempt> {
 	const { statusCode } = response;
 	if (statusCode >= 300 && statusCode < 400) {
 		if (isByteStream(response.body)) response.body.destroy();
@@ -318,21 +325,30 @@ export async function apiRequest(
 	call: ApiCall,
 	options: ApiRequestOptions = {},
 ): Promise<ApiResponse> {
+	if (connection.clock) return await withRetries(this, connection, call, options, connection.clock);
+	const clock = new DeadlineClock();
+	try {
+		return await withRetries(this, connection, call, options, clock);
+	} finally {
+		clock.close();
+	}
+}
+
+async function withRetries(context: ApiContext, connection: ResolvedConnection, call: ApiCall, options: ApiRequestOptions, clock: DeadlineClock): Promise<ApiResponse> {
 	const started = options.startedAt ?? Date.now();
 	const deadline = Math.min(options.deadline ?? Infinity, Date.now() + transportTiming.callMs);
 	for (let attempt = 0; ; attempt++) {
 		const left = deadline - Date.now();
-		const outcome: Attempt =
-			left > 0 ? await pacedAttempt(this, connection, call, Math.min(left, transportTiming.attemptMs)) : { failure: { kind: 'deadline', seconds: 0 } };
+		const outcome = left > 0 ? await pacedAttempt(context, connection, call, Math.min(left, transportTiming.attemptMs), clock) : LATE;
 		if (outcome.response) return outcome.response;
 		// A deadline failure reports the time spent since the bound began (this call, or the poll it is part of).
 		const failure: Failure =
 			outcome.failure.kind === 'deadline' ? { kind: 'deadline', seconds: seconds(Date.now() - started) } : outcome.failure;
 		const delay = nextDelay(failure, call, attempt, deadline, options.singleAttempt !== true);
-		if (delay === undefined || cancelled(this)) {
-			throw toNodeApiError(this.getNode(), failure, call, connection, connection.secrets, options.itemIndex);
+		if (delay === undefined || cancelled(context)) {
+			throw toNodeApiError(context.getNode(), failure, call, connection, connection.secrets, options.itemIndex);
 		}
 		// A long Retry-After wait ends when the execution is cancelled (the next turn then throws).
-		await sleep(delay, cancelSignal(this)).catch(() => undefined);
+		await sleep(delay, cancelSignal(context)).catch(() => undefined);
 	}
 }

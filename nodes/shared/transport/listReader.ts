@@ -2,6 +2,7 @@ import { sleep } from 'n8n-workflow';
 
 import { redactor } from '../redaction';
 import { cutMarker, isByteStream, MAX_ANSWER_DEPTH, MAX_ANSWER_VALUES } from './answer';
+import type { StopNotice } from './deadlineClock';
 
 /**
  * Job lists are read as a stream, because a conforming one is big: 100 jobs whose logs reach 1 MiB each. A list of at
@@ -383,13 +384,12 @@ class ListSink {
 }
 
 /** Reads chunks until the end, a bound, or `stop`; the stream is destroyed in every case. */
-async function readStream(stream: AsyncIterable<unknown> & { destroy(error?: Error): unknown }, sink: ListSink, stop: AbortSignal): Promise<void> {
-	const onStop = () => stream.destroy(new Error('ABORTED'));
-	stop.addEventListener('abort', onStop, { once: true });
+async function readStream(stream: AsyncIterable<unknown> & { destroy(error?: Error): unknown }, sink: ListSink, stop: StopNotice): Promise<void> {
+	stop.listen(() => stream.destroy(new Error('ABORTED')));
 	try {
 		for await (const chunk of stream) if (!(await sink.add(chunk))) return;
 	} finally {
-		stop.removeEventListener('abort', onStop);
+		stop.listen(undefined);
 		stream.destroy();
 	}
 }
@@ -399,10 +399,10 @@ async function readStream(stream: AsyncIterable<unknown> & { destroy(error?: Err
  * it was built by the streaming reader (strings not yet redacted past the cut: cleanParsed follows), or a problem.
  * Read errors (a reset, corrupt compression, `stop`) are thrown.
  */
-export async function readListAnswer(body: unknown, stop: AbortSignal, secrets: readonly string[]): Promise<ListReading> {
+export async function readListAnswer(body: unknown, stop: StopNotice, secrets: readonly string[]): Promise<ListReading> {
 	const sink = new ListSink(secrets);
 	if (isByteStream(body)) {
-		if (stop.aborted) {
+		if (stop.stopped) {
 			body.destroy();
 			throw new Error('ABORTED');
 		}

@@ -1,0 +1,112 @@
+/**
+ * The run's one clock for every attempt's deadline (nodes/shared/transport/deadlineClock.ts): each deadline fires
+ * once, at its time and not a millisecond before, unless finished; an earlier deadline added later is not delayed
+ * by the pending sleep; a closed clock leaves no timer behind. n8n's `sleep` is setTimeout underneath, so jest's
+ * fake timers drive it.
+ */
+import { AttemptStop, DeadlineClock } from '../../nodes/shared/transport';
+
+beforeEach(() => jest.useFakeTimers({ now: 1_000_000 }));
+afterEach(() => jest.useRealTimers());
+
+/** Lets the sleep's promise callbacks run after timers fired. */
+async function advance(ms: number): Promise<void> {
+	await jest.advanceTimersByTimeAsync(ms);
+}
+
+test('a deadline fires at its time, once, and not before', async () => {
+	const clock = new DeadlineClock();
+	const late = jest.fn();
+	clock.add(Date.now() + 20_000, late);
+	await advance(19_999);
+	expect(late).not.toHaveBeenCalled();
+	await advance(1);
+	expect(late).toHaveBeenCalledTimes(1);
+	await advance(60_000);
+	expect(late).toHaveBeenCalledTimes(1);
+	expect(clock.pending).toBe(0);
+});
+
+test('a finished deadline never fires, and the ones left still do', async () => {
+	const clock = new DeadlineClock();
+	const first = jest.fn();
+	const second = jest.fn();
+	clock.finish(clock.add(Date.now() + 100, first));
+	clock.add(Date.now() + 200, second);
+	await advance(150);
+	expect(first).not.toHaveBeenCalled();
+	await advance(50);
+	expect(second).toHaveBeenCalledTimes(1);
+	expect(first).not.toHaveBeenCalled();
+});
+
+test('an earlier deadline added while a later one is pending fires at its own time', async () => {
+	const clock = new DeadlineClock();
+	const later = jest.fn();
+	const earlier = jest.fn();
+	clock.add(Date.now() + 20_000, later);
+	clock.add(Date.now() + 500, earlier);
+	await advance(500);
+	expect(earlier).toHaveBeenCalledTimes(1);
+	expect(later).not.toHaveBeenCalled();
+	await advance(19_499);
+	expect(later).not.toHaveBeenCalled();
+	await advance(1);
+	expect(later).toHaveBeenCalledTimes(1);
+});
+
+test('a thousand attempts, most finished: each unfinished one fires once at its time, through sweeps', async () => {
+	const clock = new DeadlineClock();
+	const fired: number[] = [];
+	const start = Date.now();
+	for (let i = 0; i < 1000; i++) {
+		const entry = clock.add(start + 1000 + i, () => fired.push(i));
+		if (i % 10 !== 0) clock.finish(entry);
+	}
+	expect(clock.pending).toBe(100);
+	await advance(1000);
+	expect(fired).toEqual([0]);
+	await advance(999);
+	expect(fired).toEqual(Array.from({ length: 100 }, (_, k) => k * 10));
+	expect(clock.pending).toBe(0);
+});
+
+test('closed with nothing pending, the clock leaves no timer; a later deadline still fires', async () => {
+	const clock = new DeadlineClock();
+	clock.finish(clock.add(Date.now() + 20_000, jest.fn()));
+	expect(jest.getTimerCount()).toBe(1);
+	clock.close();
+	await advance(0);
+	expect(jest.getTimerCount()).toBe(0);
+	const late = jest.fn();
+	clock.add(Date.now() + 300, late);
+	await advance(300);
+	expect(late).toHaveBeenCalledTimes(1);
+});
+
+test('closed while a deadline is pending, the clock keeps it', async () => {
+	const clock = new DeadlineClock();
+	const late = jest.fn();
+	clock.add(Date.now() + 300, late);
+	clock.close();
+	await advance(300);
+	expect(late).toHaveBeenCalledTimes(1);
+});
+
+test('an attempt stop aborts the helper signal with its reason and tells the reader once', () => {
+	const stop = new AttemptStop();
+	const reader = jest.fn();
+	const removed = jest.fn();
+	stop.listen(removed);
+	stop.listen(undefined);
+	stop.listen(reader);
+	expect(stop.stopped).toBe(false);
+	expect(stop.signal.aborted).toBe(false);
+	stop.stop();
+	stop.stop();
+	expect(stop.stopped).toBe(true);
+	expect(stop.signal.aborted).toBe(true);
+	expect((stop.signal.reason as Error).message).toBe('the attempt is over');
+	expect(reader).toHaveBeenCalledTimes(1);
+	expect(removed).not.toHaveBeenCalled();
+});
