@@ -110,3 +110,10 @@ test('an attempt stop aborts the helper signal with its reason and tells the rea
 	expect(reader).toHaveBeenCalledTimes(1);
 	expect(removed).not.toHaveBeenCalled();
 });
+
+test('a signal asked for after the attempt stopped is already aborted', () => {
+	const stop = new AttemptStop();
+	stop.stop();
+	expect(stop.signal.aborted).toBe(true);
+	expect((stop.signal.reason as Error).message).toBe('the attempt is over');
+});

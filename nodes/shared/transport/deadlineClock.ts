@@ -17,13 +17,15 @@ export interface StopNotice {
 	listen(listener: (() => void) | undefined): void;
 }
 
-/** One attempt's end: the helper's signal, and the reader's listener, told once. */
+/** One attempt's end: the helper's signal (built only when asked for), and the reader's listener, told once. */
 export class AttemptStop implements StopNotice {
 	stopped = false;
-	private readonly controller = new AbortController();
+	private controller: AbortController | undefined;
 	private listener: (() => void) | undefined;
 
 	get signal(): AbortSignal {
+		this.controller ??= new AbortController();
+		if (this.stopped) this.controller.abort(ATTEMPT_OVER);
 		return this.controller.signal;
 	}
 
@@ -34,7 +36,7 @@ export class AttemptStop implements StopNotice {
 	stop(): void {
 		if (this.stopped) return;
 		this.stopped = true;
-		this.controller.abort(ATTEMPT_OVER);
+		this.controller?.abort(ATTEMPT_OVER);
 		const listener = this.listener;
 		this.listener = undefined;
 		listener?.();

@@ -204,11 +204,12 @@ async function attemptOnce(context: ApiContext, connection: ResolvedConnection, 
 		ignoreHttpStatusErrors: true,
 		// Keys stay with the service: a redirect is an answer to report, never a hop to take.
 		disableFollowRedirect: true,
-		// Idle timeout of the helper; the wall-clock bound is the clock's. Polls keep this signal, so a late request is
-		// also aborted there; executions replace it with their cancel signal, and the body is dropped unread.
+		// Idle timeout of the helper; the wall-clock bound is the clock's, and a late body is dropped unread.
 		timeout: limitMs,
-		abortSignal: stop.signal,
 	};
+	// Polls keep a signal, so a late request is aborted there too. Executions would replace it with their cancel
+	// signal (n8n-core's httpRequestWithAuthentication, request-helpers/authentication.js): none is built for them.
+	if (!('getExecutionCancelSignal' in context)) request.abortSignal = stop.signal;
 	return await new Promise<Attempt>((resolve) => {
 		const deadline = clock.add(Date.now() + limitMs, () => {
 			stop.stop();
