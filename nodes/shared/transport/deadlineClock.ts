@@ -85,8 +85,7 @@ export class DeadlineClock {
 	/** The run is over: with nothing pending, the sleep ends now rather than at the last deadline. */
 	close(): void {
 		if (this.pending > 0) return;
-		this.entries = [];
-		this.finishedCount = 0;
+		this.sweep();
 		this.wakeAt = Infinity;
 		this.generation++;
 		this.sleeper.abort();
@@ -107,24 +106,17 @@ export class DeadlineClock {
 	private wake(): void {
 		this.wakeAt = Infinity;
 		const now = this.now();
-		const due: Deadline[] = [];
-		let next = Infinity;
-		this.sweep((entry) => {
-			if (entry.at > now) {
-				next = Math.min(next, entry.at);
-				return true;
-			}
-			entry.done = true;
-			due.push(entry);
-			return false;
-		});
+		const due = this.entries.filter((entry) => !entry.done && entry.at <= now);
+		for (const entry of due) entry.done = true;
+		this.sweep();
+		const next = this.entries.reduce((soonest, entry) => Math.min(soonest, entry.at), Infinity);
 		if (next !== Infinity) this.schedule(next);
 		for (const entry of due) entry.late();
 	}
 
-	/** Drops finished entries (and those `keep` refuses). */
-	private sweep(keep: (entry: Deadline) => boolean = () => true): void {
-		this.entries = this.entries.filter((entry) => !entry.done && keep(entry));
+	/** Drops finished and passed entries. */
+	private sweep(): void {
+		this.entries = this.entries.filter((entry) => !entry.done);
 		this.finishedCount = 0;
 	}
 }
