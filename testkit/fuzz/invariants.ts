@@ -31,6 +31,7 @@ export const INVARIANTS = [
 	'pacing',
 	'answerNotRetried',
 	'submitOnce',
+	'lateSaidLate',
 	'harness',
 ] as const;
 export type Invariant = (typeof INVARIANTS)[number];
@@ -215,6 +216,18 @@ function submitsOnce({ requests }: Observed): Violation[] {
 	return [{ invariant: 'submitOnce', detail: `submitted ${again} more time(s) after a submission answered HTTP ${submissions[first].status} (the job may exist)` }];
 }
 
+/**
+ * A service that only ever held its answers (drip, silence, headers only) is late, not unreachable: the run's error
+ * says it did not answer in time. Found when a helper timer of the same instant as the deadline won the race and
+ * the failure read as a network one.
+ */
+function lateSaidLate({ requests }: Observed, report: ChildReport): Violation[] {
+	if (requests.length === 0 || !requests.every((request) => request.fault?.fault.kind === 'slow')) return [];
+	const errors = [report.error, ...(report.polls ?? []).map((poll) => poll.error)].filter((error): error is string => typeof error === 'string');
+	const wrong = errors.find((error) => /(cannot|could not) be reached/.test(error));
+	return wrong ? [{ invariant: 'lateSaidLate', detail: `every request met a slow answer, yet the run said: ${wrong.split('\n')[0].slice(0, 300)}` }] : [];
+}
+
 /** The fuzzer's own guard: against a service that behaves, every run succeeds (else its checks prove nothing). */
 function saneRunSucceeds({ scenario }: Observed, report: ChildReport): Violation[] {
 	if (scenario.classes.length !== 1 || scenario.classes[0] !== 'sane') return [];
@@ -230,5 +243,5 @@ export function checkInvariants(observed: Observed): Violation[] {
 	const pace = [...pacing(observed), ...answersNotRetried(observed), ...submitsOnce(observed)];
 	const home = observed.recorderRequests > 0 ? [{ invariant: 'keysStayHome' as const, detail: `${observed.recorderRequests} request(s) reached another origin` }] : [];
 	if (fatal.length > 0 || !report) return [...fatal, ...pace, ...home];
-	return [...resources(observed, report), ...keysAndOutput(observed, report), ...events(observed, report), ...pace, ...saneRunSucceeds(observed, report)];
+	return [...resources(observed, report), ...keysAndOutput(observed, report), ...events(observed, report), ...pace, ...lateSaidLate(observed, report), ...saneRunSucceeds(observed, report)];
 }

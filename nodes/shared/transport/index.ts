@@ -189,6 +189,9 @@ type Attempt = { response: ApiResponse; failure?: undefined } | { response?: und
 
 const LATE: Attempt = { failure: { kind: 'deadline', seconds: 0 } };
 
+/** How far past an attempt's limit n8n's helper times its socket out (the clock ends the attempt at the limit). */
+const HELPER_TIMEOUT_MARGIN_MS = 1000;
+
 /**
  * One exchange, never past `limitMs`: the clock ends it then, whatever the request and the reading of its body are
  * doing; both stop (the reader at once, the request where n8n lets its signal through).
@@ -204,8 +207,9 @@ async function attemptOnce(context: ApiContext, connection: ResolvedConnection, 
 		ignoreHttpStatusErrors: true,
 		// Keys stay with the service: a redirect is an answer to report, never a hop to take.
 		disableFollowRedirect: true,
-		// Idle timeout of the helper; the wall-clock bound is the clock's, and a late body is dropped unread.
-		timeout: limitMs,
+		// The helper's idle timeout only ends a socket n8n keeps open after the clock gave the attempt up: set past
+		// the limit, so that the clock, not a timer of the same instant, decides that the attempt was late.
+		timeout: limitMs + HELPER_TIMEOUT_MARGIN_MS,
 	};
 	// Polls keep a signal, so a late request is aborted there too. Executions would replace it with their cancel
 	// signal (n8n-core's httpRequestWithAuthentication, request-helpers/authentication.js): none is built for them.
