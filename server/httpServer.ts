@@ -50,6 +50,9 @@ export interface ReferenceServerOptions {
 	// The data file is rewritten once it holds more than twice its kept records plus this (default 64 MiB).
 	compactSlackBytes?: number;
 	maxBodyBytes?: number;
+	// Past the body limit, the rest of the body is read and discarded up to this many bytes before the connection
+	// closes, so the client reads the 413 (default 64 MiB).
+	maxDiscardBytes?: number;
 	// A request whose headers have not all arrived after this long is dropped (default 20 s)...
 	headersTimeoutMs?: number;
 	// ...and one not fully received after this long (default 30 s): slow or stalled clients cannot hold sockets.
@@ -80,10 +83,13 @@ export interface ReferenceServer {
 	leftoversRemoved: number;
 	// Bytes of an unfinished last record (kill -9 mid-write) ignored and cut at start (0 without --data).
 	tornBytesIgnored: number;
+	// Why the data file's lock, left by a server that is gone, was judged stale and taken over (undefined if not).
+	staleLockTakenOver: string | undefined;
 	close(): Promise<void>;
 }
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+export const MAX_DISCARD_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_HEADERS_TIMEOUT_MS = 20_000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
@@ -118,10 +124,11 @@ async function openDataFile(path: string, store: JobStore, compactSlackBytes: nu
 }
 
 // The data file, locked first: a second server on it is refused before it reads or writes anything.
+// The journal writes the real path: a symlink is followed, never replaced by a compaction's rename.
 async function openLockedDataFile(path: string, store: JobStore, compactSlackBytes: number) {
-	const lock = lockDataFile(path);
+	const lock = await lockDataFile(path);
 	try {
-		return { ...(await openDataFile(path, store, compactSlackBytes)), lock };
+		return { ...(await openDataFile(lock.dataPath, store, compactSlackBytes)), lock };
 	} catch (err) {
 		lock.release();
 		throw err;
@@ -221,7 +228,8 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
 	// A request must arrive, and an answer be taken by its reader, within the request deadline.
 	const stallMs = timeoutOption('requestTimeoutMs', options.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS);
 	const handler = createRequestHandler({
-		ctx: state.ctx, keys: state.keys, nativeAuth: options.nativeAuth, maxBodyBytes: options.maxBodyBytes ?? MAX_BODY_BYTES, faults, stats, stallMs,
+		ctx: state.ctx, keys: state.keys, nativeAuth: options.nativeAuth, maxBodyBytes: options.maxBodyBytes ?? MAX_BODY_BYTES,
+		maxDiscardBytes: options.maxDiscardBytes ?? MAX_DISCARD_BYTES, faults, stats, stallMs,
 	});
 	const server = createHttpServer(options, handler, stallMs);
 	const close = closer(server, state.journal, state.lock);
@@ -246,6 +254,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
 		dataFileStats: () => (state.journal ? { ...state.journal.stats(), compactions: state.journal.compactions } : undefined),
 		leftoversRemoved: state.leftoversRemoved,
 		tornBytesIgnored: state.tornBytes,
+		staleLockTakenOver: state.lock?.staleReason,
 		close,
 	};
 }

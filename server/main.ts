@@ -101,6 +101,7 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<Cli
 	}
 	io.stdout(server.url);
 	io.stderr(`job execution reference server listening on ${server.url}`);
+	if (server.staleLockTakenOver) io.stderr(`data file: took over a stale lock (${server.staleLockTakenOver})`);
 	io.stderr(`relay apiKey: ${server.relayApiKey}`);
 	io.stderr(`relay user-api-key: ${server.userApiKey}`);
 	io.stderr(`catalog (${server.catalog.strict ? 'strict' : 'unknown flows accepted'}):`);

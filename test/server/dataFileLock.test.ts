@@ -4,18 +4,30 @@
  * Also: a store with a journal has no way to show a job before it is saved (MemoryJobStore, submitDurably).
  */
 import { spawn } from 'child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import { once } from 'events';
+import { existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'fs';
 import { hostname, tmpdir } from 'os';
 import { join } from 'path';
 
 import axios from 'axios';
 
-import { DataFileLockedError, lockDataFile } from '../../server/dataFileLock';
+import { DataFileLockedError, lockDataFile, systemFacts } from '../../server/dataFileLock';
+import type { LockOwner } from '../../server/dataFileLock';
 import { CatalogIndex, defaultCatalog, JobStore, loadDataFile, ManualClock, MemoryJobStore, startReferenceServer, submitDurably } from '../../server';
 import { writeMeasuredBlock } from '../../testkit/measuredBlock';
 import { COMPILED_MAIN, compiledMainExists, startCli } from './process';
 
 const FLOW = { flowFileName: '/Shared/Flows/sales.flow', runProfileName: 'default' };
+
+// The error of a start expected to be refused; a server that started anyway is closed (no open handle left).
+async function refusal(dataFile: string): Promise<string> {
+	try {
+		await (await startReferenceServer({ dataFile, clock: new ManualClock() })).close();
+		return 'it started';
+	} catch (err) {
+		return (err as Error).message;
+	}
+}
 
 describe('one server per --data file', () => {
 	let dir: string;
@@ -39,21 +51,129 @@ describe('one server per --data file', () => {
 		await second.close();
 	});
 
-	test('a lock file that is half written, or names a process that is gone, is stale and taken over', () => {
+	// A lock whose owner cannot be checked by pid is watched for its heartbeat: no real waiting here.
+	const noWait = { sleep: () => Promise.resolve() };
+
+	test('a lock file that is half written, or names a process that is gone, is stale and taken over', async () => {
 		const data = join(dir, 'jobs.json');
-		for (const content of ['', '{"pid":', JSON.stringify({ pid: 2 ** 22 + 12_345, host: hostname() })]) {
+		for (const content of ['', '{"pid":', JSON.stringify({ ...systemFacts().self, pid: 2 ** 22 + 12_345, file: data })]) {
 			writeFileSync(`${data}.lock`, content);
-			const lock = lockDataFile(data);
+			const lock = await lockDataFile(data, noWait);
 			expect(lock.tookOverStale).toBe(true);
 			expect(JSON.parse(readFileSync(lock.path, 'utf8')).pid).toBe(process.pid);
-			expect(() => lockDataFile(data)).toThrow(DataFileLockedError);
+			await expect(lockDataFile(data, noWait)).rejects.toThrow(DataFileLockedError);
 			lock.release();
 			expect(existsSync(lock.path)).toBe(false);
 		}
 	});
 
+	test('a symlink to the running server\'s data file is refused, naming the owner; a server on a symlink keeps it a symlink', async () => {
+		const data = join(dir, 'jobs.json');
+		const link = join(dir, 'link.json');
+		symlinkSync(data, link);
+		// A dangling symlink: its target is created, and the journal (rewritten at start) writes through it.
+		const first = await startReferenceServer({ dataFile: link, clock: new ManualClock() });
+		try {
+			expect(await refusal(data)).toContain(`is in use by server pid ${process.pid} (lock file ${realpathSync(dir)}/jobs.json.lock)`);
+			await expect(lockDataFile(link)).rejects.toThrow(
+				new RegExp(`^data file .*link\\.json \\(the same file as .*jobs\\.json\\) is in use by server pid ${process.pid} `),
+			);
+			const id = (await first.submitJob({ flow: first.catalog.byFileName(FLOW.flowFileName)!, runProfileName: 'default', notificationEnabled: false, parameters: [] })).job.id;
+			expect(lstatSync(link).isSymbolicLink()).toBe(true);
+			expect(loadDataFile(data).map((job) => job.id)).toEqual([id]);
+		} finally {
+			await first.close();
+		}
+		expect(readdirSync(dir).sort()).toEqual(['jobs.json', 'link.json']);
+	});
+
+	test('a hard link to the running server\'s data file is refused, naming the owner; a file with two names is refused', async () => {
+		const data = join(dir, 'jobs.json');
+		const first = await startReferenceServer({ dataFile: data, clock: new ManualClock() });
+		const other = join(dir, 'other.json');
+		mkdirSync(join(dir, 'elsewhere'));
+		const far = join(dir, 'elsewhere', 'far.json');
+		try {
+			linkSync(data, other);
+			expect(await refusal(other)).toMatch(
+				new RegExp(`^data file .*other\\.json has 2 names \\(hard links\\); it is in use by server pid ${process.pid} on host ${hostname()} as .*jobs\\.json \\(lock file .*jobs\\.json\\.lock\\): `),
+			);
+			rmSync(other);
+			// In another directory the owner's lock is not found: still refused, the file has two names.
+			linkSync(data, far);
+			await expect(lockDataFile(far)).rejects.toThrow(/^data file .*far\.json has 2 names \(hard links\): a server on each name would overwrite/);
+		} finally {
+			await first.close();
+		}
+		await expect(lockDataFile(data)).rejects.toThrow(/has 2 names/);
+		rmSync(far);
+		(await lockDataFile(data)).release();
+	});
+
+	const ownerLock = (data: string, owner: Partial<LockOwner>) =>
+		writeFileSync(`${data}.lock`, JSON.stringify({ ...systemFacts().self, file: data, ...owner }));
+	const linux = existsSync(`/proc/${process.ppid}/stat`);
+
+	(linux ? test : test.skip)('PID reuse: a lock naming a live pid with another start time is stale; with its own start time, alive', async () => {
+		const data = join(dir, 'jobs.json');
+		// The parent of this test process runs: its pid is live, under another start time than the lock says.
+		ownerLock(data, { pid: process.ppid, start: '1' });
+		const lock = await lockDataFile(data);
+		expect(lock.staleReason).toMatch(new RegExp(`^pid ${process.ppid} is now another process \\(started at tick \\d+, the owner at 1\\)$`));
+		lock.release();
+		const start = systemFacts().startTimeOf(process.ppid);
+		expect(start).toMatch(/^\d+$/);
+		ownerLock(data, { pid: process.ppid, start });
+		await expect(lockDataFile(data)).rejects.toThrow(`is in use by server pid ${process.ppid} (lock file`);
+	});
+
+	test('a lock naming this very process is stale unless this process holds it (PID 1 restarted in a container)', async () => {
+		const data = join(dir, 'jobs.json');
+		ownerLock(data, {});
+		const lock = await lockDataFile(data);
+		expect(lock.staleReason).toBe(`it names this very process (pid ${process.pid}), which does not hold it: an earlier run with the same pid left it`);
+		await expect(lockDataFile(data)).rejects.toThrow(`is in use by server pid ${process.pid} (lock file`);
+		lock.release();
+	});
+
+	// Another host name in another pid namespace (a recreated container on this kernel), or another boot (a reboot,
+	// another machine): the pid proves nothing, even a live one; the owner's heartbeat decides.
+	const elsewhere: Array<[string, Partial<LockOwner>]> = [
+		['another host name and pid namespace, same boot', { host: 'old-container-3f2a', pidns: 'pid:[4026000001]', pid: process.ppid }],
+		['the same host name, another boot id', { boot: '00000000-0000-4000-8000-000000000000', pid: process.ppid }],
+	];
+	test.each(elsewhere)('%s: stale when its lock stays unchanged for the watch, alive when it is refreshed', async (_case, owner) => {
+		const data = join(dir, 'jobs.json');
+		ownerLock(data, owner);
+		const sleeps: number[] = [];
+		const lock = await lockDataFile(data, { heartbeatMs: 1000, sleep: (ms) => Promise.resolve(void sleeps.push(ms)) });
+		// Watched for 5 heartbeats, by half heartbeats.
+		expect(sleeps).toEqual(Array(10).fill(500));
+		expect(lock.staleReason).toBe('it was not refreshed for 5000 ms (its owner cannot be checked from here)');
+		lock.release();
+		ownerLock(data, owner);
+		// The owner's heartbeat (its mtime moves) during the third wait: alive, the start is refused naming it.
+		let waits = 0;
+		const beating = (): Promise<void> => {
+			if (++waits === 3) utimesSync(`${data}.lock`, new Date(), new Date(Date.now() + 60_000));
+			return Promise.resolve();
+		};
+		const host = owner.host ? ` on host ${owner.host}` : '';
+		await expect(lockDataFile(data, { sleep: beating })).rejects.toThrow(`is in use by server pid ${process.ppid}${host} (lock file`);
+		expect(waits).toBe(3);
+	});
+
+	test('the owner refreshes its lock (its heartbeat), and stops once it released it', async () => {
+		const data = join(dir, 'jobs.json');
+		const lock = await lockDataFile(data, { heartbeatMs: 5 });
+		const before = statSync(lock.path).mtimeMs;
+		while (statSync(lock.path).mtimeMs === before) await new Promise((r) => setTimeout(r, 5));
+		lock.release();
+		expect(existsSync(lock.path)).toBe(false);
+	});
+
 	(compiledMainExists ? test : test.skip)(
-		'two CLI servers on one --data file: the second exits 1 saying why; 20 of 20 acknowledged jobs survive a restart',
+		'two CLI servers on one --data file: the second exits 1 saying why; after kill -9, with the pid reused, 20 of 20 acknowledged jobs are back',
 		async () => {
 			const data = join(dir, 'jobs.json');
 			const first = await startCli(['--data', data]);
@@ -66,10 +186,15 @@ describe('one server per --data file', () => {
 			const acknowledged: string[] = [];
 			for (let i = 0; i < 20; i++) acknowledged.push((await axios.post(`${first.url}/api/v1/jobs`, FLOW)).data.jobId as string);
 			// kill -9: the lock stays behind, stale; the next server takes it over and holds every acknowledged job.
+			// Its pid is then given to a live process (this one), as a reused pid or a container's PID 1 would be.
 			await first.kill();
-			expect(existsSync(`${data}.lock`)).toBe(true);
+			const left = JSON.parse(readFileSync(`${data}.lock`, 'utf8')) as LockOwner;
+			expect(left.pid).toBe(first.child.pid);
+			writeFileSync(`${data}.lock`, JSON.stringify({ ...left, pid: process.pid }));
 			const restarted = await startCli(['--data', data]);
 			try {
+				while (!restarted.stderr().includes('relay apiKey')) await once(restarted.child.stderr!, 'data');
+				expect(restarted.stderr()).toContain(`data file: took over a stale lock (pid ${process.pid} is now another process (started at tick `);
 				const kept = new Set(loadDataFile(data).map((job) => job.id));
 				const lost = acknowledged.filter((id) => !kept.has(id)).length;
 				expect(lost).toBe(0);
