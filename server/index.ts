@@ -1,5 +1,5 @@
 // Public surface of the reference server (tests, benchmarks, demos).
-export { startReferenceServer, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, MAX_BODY_BYTES } from './httpServer';
+export { startReferenceServer, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, MAX_BODY_BYTES, MAX_DISCARD_BYTES } from './httpServer';
 export type { NativeAuth, ReferenceServer, ReferenceServerOptions, ServerStats } from './httpServer';
 export { ManualClock, systemClock, DEFAULT_MANUAL_START } from './clock';
 export type { Clock } from './clock';

@@ -12,7 +12,7 @@ import { bodyText, message, TOO_LARGE } from './responses';
 import type { NativeResponse } from './responses';
 import { resolveRoute } from './routeTable';
 import type { NativeContext, Resolved, Route } from './routeTable';
-import { readBody, send } from './transport';
+import { readBody, send, sendRefusal } from './transport';
 
 // Every route of the server.
 export const ROUTES: readonly Route[] = [...NATIVE_ROUTES, ...RELAY_ROUTES];
@@ -32,6 +32,8 @@ export interface RequestHandlerOptions {
 	keys: RelayKeys;
 	nativeAuth?: NativeAuth;
 	maxBodyBytes: number;
+	// Past the body limit, what the client still sends is read and discarded up to this many bytes before closing.
+	maxDiscardBytes: number;
 	faults: FaultInjector;
 	stats: ServerStats;
 	// A reader that takes nothing of an answer for this long is dropped.
@@ -42,6 +44,8 @@ export interface RequestHandlerOptions {
 interface Answer {
 	response: NativeResponse;
 	extra?: Record<string, string>;
+	// The body was refused: the connection closes once the client has sent the rest (sendRefusal).
+	refusedBody?: true;
 }
 
 // Path and query of a request target: origin-form (`/api/v1/jobs?x`) or absolute-form
@@ -92,7 +96,7 @@ async function answer(o: RequestHandlerOptions, req: IncomingMessage, resolved: 
 	let body: string | undefined;
 	if (resolved.endpoint.readsBody) {
 		body = await readBody(req, o.maxBodyBytes);
-		if (body === undefined) return { response: TOO_LARGE, extra: { connection: 'close' } };
+		if (body === undefined) return { response: TOO_LARGE, refusedBody: true };
 	}
 	const call = { method, path: target.path, query: new URLSearchParams(target.query), params: resolved.params, body, headers: req.headers, flowRef: 'flowFileName' as const };
 	return { response: await resolved.endpoint.handler(o.ctx, call) };
@@ -133,6 +137,7 @@ export function createRequestHandler(o: RequestHandlerOptions) {
 			if (fault.kind === 'latency') await pause(fault.ms ?? 1000);
 			else result.response = faultAnswer(fault, { ...result.response, body: bodyText(result.response), stream: undefined }) as NativeResponse;
 		}
+		if (result.refusedBody) return sendRefusal(req, res, result.response, o.maxDiscardBytes);
 		await send(res, result.response, result.extra, o.stallMs);
 	};
 }

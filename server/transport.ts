@@ -43,6 +43,37 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string | 
 	});
 }
 
+// Resolves once the request was received whole (or went away), or once `limit` more bytes of it were discarded.
+function discardRest(req: IncomingMessage, limit: number): Promise<void> {
+	return new Promise((done) => {
+		if (req.complete || req.destroyed) return done();
+		let discarded = 0;
+		const finish = () => {
+			req.off('data', onData).off('end', finish).off('close', finish).off('error', finish);
+			done();
+		};
+		const onData = (chunk: Buffer) => {
+			discarded += chunk.length;
+			if (discarded > limit) finish();
+		};
+		req.on('data', onData).on('end', finish).on('close', finish).on('error', finish);
+		req.resume();
+	});
+}
+
+// The answer to a request whose body is refused (413), with `Connection: close`. Written at once, so a client
+// may read it while it still sends; ended (Node then closes the connection) only once the client has sent the
+// rest of its body, discarded up to `discardBytes`: a socket closed with unread data answers the client's next
+// bytes with a reset, and the reset makes its system drop the answer before the client reads it.
+export async function sendRefusal(req: IncomingMessage, res: ServerResponse, r: NativeResponse, discardBytes: number): Promise<void> {
+	if (res.headersSent) return;
+	const body = Buffer.from(r.body, 'utf8');
+	res.writeHead(r.status, { 'content-type': r.contentType, 'content-length': String(body.length), ...(r.headers ?? {}), connection: 'close' });
+	res.write(body);
+	await discardRest(req, discardBytes);
+	res.end();
+}
+
 // True once the response can take more, false if the client went away or read nothing for `stallMs`.
 function drained(res: ServerResponse, stallMs: number): Promise<boolean> {
 	return new Promise((resolve) => {
