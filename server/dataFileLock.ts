@@ -285,20 +285,22 @@ export async function lockDataFile(dataPath: string, options: LockOptions = {}):
 	const lockPath = `${real}.lock`;
 	refuseHardLinks(dataPath, real);
 	let staleReason: string | undefined;
+	// A stale lock is removed before ours is written: on a full disk its space is what ours needs.
 	for (let attempt = 0; attempt < 8; attempt++) {
+		const found = readLock(lockPath);
+		if (found) {
+			let verdict = found.owner ? judgeByPid(found.owner, facts, heldHere.get(real) === found.ino) : undefined;
+			if (!verdict) {
+				const seen = await watchHeartbeat(lockPath, watch);
+				if (seen === 'gone') continue;
+				verdict = seen === 'beats' ? { alive: true } : { alive: false, why: `it was not refreshed for ${watch.watchMs} ms (its owner cannot be checked from here)` };
+			}
+			if (verdict.alive) throw lockedError(dataPath, real, lockPath, found.owner, facts.self);
+			removeStale(lockPath, found.ino);
+			staleReason = verdict.why;
+		}
 		const ino = createLock(lockPath, JSON.stringify({ ...facts.self, file: real }));
 		if (ino !== undefined) return holdLock(lockPath, real, ino, heartbeatMs, staleReason);
-		const found = readLock(lockPath);
-		if (!found) continue;
-		let verdict = found.owner ? judgeByPid(found.owner, facts, heldHere.get(real) === found.ino) : undefined;
-		if (!verdict) {
-			const seen = await watchHeartbeat(lockPath, watch);
-			if (seen === 'gone') continue;
-			verdict = seen === 'beats' ? { alive: true } : { alive: false, why: `it was not refreshed for ${watch.watchMs} ms (its owner cannot be checked from here)` };
-		}
-		if (verdict.alive) throw lockedError(dataPath, real, lockPath, found.owner, facts.self);
-		removeStale(lockPath, found.ino);
-		staleReason = verdict.why;
 	}
 	throw lockedError(dataPath, real, lockPath, undefined, facts.self);
 }
