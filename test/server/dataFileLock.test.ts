@@ -173,16 +173,19 @@ describe('one server per --data file', () => {
 	});
 
 	(compiledMainExists ? test : test.skip)(
-		'two CLI servers on one --data file: the second exits 1 saying why; after kill -9, with the pid reused, 20 of 20 acknowledged jobs are back',
+		'two CLI servers on one --data file, the second through a symlink: it exits 1 saying why; after kill -9, with the pid reused, 20 of 20 acknowledged jobs are back',
 		async () => {
 			const data = join(dir, 'jobs.json');
 			const first = await startCli(['--data', data]);
-			const second = spawn(process.execPath, [COMPILED_MAIN, '--port', '0', '--data', data], { stdio: ['ignore', 'pipe', 'pipe'] });
+			// The second is started on a symlink to the first one's file: the same file, so the same lock.
+			const link = join(dir, 'link.json');
+			symlinkSync(data, link);
+			const second = spawn(process.execPath, [COMPILED_MAIN, '--port', '0', '--data', link], { stdio: ['ignore', 'pipe', 'pipe'] });
 			let stderr = '';
 			second.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
 			const code = await new Promise<number | null>((resolve) => second.on('exit', resolve));
 			expect(code).toBe(1);
-			expect(stderr).toMatch(/^error: data file .*jobs\.json is in use by server pid \d+ \(lock file .*\): two servers on one data file/);
+			expect(stderr).toMatch(new RegExp(`^error: data file .*link\\.json \\(the same file as .*jobs\\.json\\) is in use by server pid ${first.child.pid} \\(lock file .*jobs\\.json\\.lock\\): two servers on one data file`));
 			const acknowledged: string[] = [];
 			for (let i = 0; i < 20; i++) acknowledged.push((await axios.post(`${first.url}/api/v1/jobs`, FLOW)).data.jobId as string);
 			// kill -9: the lock stays behind, stale; the next server takes it over and holds every acknowledged job.
@@ -195,6 +198,8 @@ describe('one server per --data file', () => {
 			try {
 				while (!restarted.stderr().includes('relay apiKey')) await once(restarted.child.stderr!, 'data');
 				expect(restarted.stderr()).toContain(`data file: took over a stale lock (pid ${process.pid} is now another process (started at tick `);
+				const served = ((await axios.get(`${restarted.url}/api/v1/jobs`)).data as Array<{ id: string }>).map((job) => job.id);
+				expect(served.slice().sort()).toEqual(acknowledged.slice().sort());
 				const kept = new Set(loadDataFile(data).map((job) => job.id));
 				const lost = acknowledged.filter((id) => !kept.has(id)).length;
 				expect(lost).toBe(0);
