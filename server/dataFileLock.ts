@@ -179,7 +179,7 @@ function createLock(lockPath: string, content: string): number | undefined {
 
 // Removes the stale lock `ino`, and only it: moved aside first, put back if a racing starter's fresh lock was
 // moved instead.
-function removeStale(lockPath: string, ino: number): void {
+export function removeStaleLock(lockPath: string, ino: number): void {
 	const aside = `${lockPath}.${process.pid}.${randomBytes(4).toString('hex')}.stale`;
 	try {
 		renameSync(lockPath, aside);
@@ -296,7 +296,7 @@ export async function lockDataFile(dataPath: string, options: LockOptions = {}):
 				verdict = seen === 'beats' ? { alive: true } : { alive: false, why: `it was not refreshed for ${watch.watchMs} ms (its owner cannot be checked from here)` };
 			}
 			if (verdict.alive) throw lockedError(dataPath, real, lockPath, found.owner, facts.self);
-			removeStale(lockPath, found.ino);
+			removeStaleLock(lockPath, found.ino);
 			staleReason = verdict.why;
 		}
 		const ino = createLock(lockPath, JSON.stringify({ ...facts.self, file: real }));

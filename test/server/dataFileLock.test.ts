@@ -1,17 +1,18 @@
 /**
- * One server per --data file (issue 26 §5): a second server on the same file is refused with a message naming the
- * owner and the fix, so no acknowledged job is overwritten; a lock left by a killed server (kill -9) is taken over.
+ * One server per --data file, whatever name it is reached by (issues 26 §5 and 35): a second server on the file, a
+ * symlink or a hard link to it is refused with a message naming the owner and the fix, so no acknowledged job is
+ * overwritten; a lock left by a killed server (kill -9) is taken over, its pid reused or its host name changed.
  * Also: a store with a journal has no way to show a job before it is saved (MemoryJobStore, submitDurably).
  */
 import { spawn } from 'child_process';
 import { once } from 'events';
-import { existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'fs';
+import { existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'fs';
 import { hostname, tmpdir } from 'os';
 import { join } from 'path';
 
 import axios from 'axios';
 
-import { DataFileLockedError, lockDataFile, systemFacts } from '../../server/dataFileLock';
+import { DataFileLockedError, lockDataFile, removeStaleLock, systemFacts } from '../../server/dataFileLock';
 import type { LockOwner } from '../../server/dataFileLock';
 import { CatalogIndex, defaultCatalog, JobStore, loadDataFile, ManualClock, MemoryJobStore, startReferenceServer, submitDurably } from '../../server';
 import { writeMeasuredBlock } from '../../testkit/measuredBlock';
@@ -161,6 +162,19 @@ describe('one server per --data file', () => {
 		const host = owner.host ? ` on host ${owner.host}` : '';
 		await expect(lockDataFile(data, { sleep: beating })).rejects.toThrow(`is in use by server pid ${process.ppid}${host} (lock file`);
 		expect(waits).toBe(3);
+	});
+
+	test('taking over a stale lock removes that lock only: a fresh one put in its place meanwhile stays', () => {
+		const lockPath = join(dir, 'jobs.json.lock');
+		writeFileSync(lockPath, 'stale');
+		const staleIno = statSync(lockPath).ino;
+		// Another server judged it stale too, and was faster: its own lock is now where the stale one was.
+		writeFileSync(join(dir, 'fresh'), 'fresh');
+		renameSync(join(dir, 'fresh'), lockPath);
+		removeStaleLock(lockPath, staleIno);
+		expect([readdirSync(dir), readFileSync(lockPath, 'utf8')]).toEqual([['jobs.json.lock'], 'fresh']);
+		removeStaleLock(lockPath, statSync(lockPath).ino);
+		expect(readdirSync(dir)).toEqual([]);
 	});
 
 	test('the owner refreshes its lock (its heartbeat), and stops once it released it', async () => {
