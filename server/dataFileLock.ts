@@ -65,6 +65,7 @@ const readText = (path: string) => {
 };
 
 // Field 22 of /proc/<pid>/stat (clock ticks after boot); fields are counted after the name, which may hold ')'.
+// A zombie (field 3: Z or X, killed but not yet reaped by its parent) is gone: it holds nothing.
 function procStartTime(pid: number): string | undefined {
 	let stat: string;
 	try {
@@ -72,7 +73,8 @@ function procStartTime(pid: number): string | undefined {
 	} catch {
 		return undefined;
 	}
-	return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? '';
+	const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+	return fields[0] === 'Z' || fields[0] === 'X' ? undefined : (fields[19] ?? '');
 }
 
 // Without /proc: alive unless the system says no such process (EPERM: it exists, owned by another user).
@@ -262,17 +264,26 @@ function refuseHardLinks(dataPath: string, real: string): void {
 }
 
 // The owner keeps its lock's mtime moving (through its descriptor: a lock moved aside is not touched by name).
+// The descriptor is closed only once no touch is in flight, so that a reused descriptor number is never touched.
 function startHeartbeat(lockPath: string, heartbeatMs: number): () => void {
 	const fd = openSync(lockPath, 'r');
 	let last = 0;
+	let touching = false;
+	let stopped = false;
 	const timer = setInterval(() => {
+		if (touching) return;
+		touching = true;
 		last = Math.max(Date.now() / 1000, last + 1);
-		futimes(fd, last, last, () => undefined);
+		futimes(fd, last, last, () => {
+			touching = false;
+			if (stopped) closeSync(fd);
+		});
 	}, heartbeatMs);
 	timer.unref();
 	return () => {
 		clearInterval(timer);
-		closeSync(fd);
+		stopped = true;
+		if (!touching) closeSync(fd);
 	};
 }
 

@@ -128,6 +128,26 @@ describe('one server per --data file', () => {
 		await expect(lockDataFile(data)).rejects.toThrow(`is in use by server pid ${process.ppid} (lock file`);
 	});
 
+	(linux ? test : test.skip)('a lock naming a zombie (killed, not yet reaped by its parent) is stale', async () => {
+		// The shell starts `sleep` in the background, then becomes a `sleep` that never reaps it.
+		const parent = spawn('sh', ['-c', 'sleep 60 & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'] });
+		try {
+			const pid = Number((await once(parent.stdout!, 'data'))[0].toString());
+			const start = systemFacts().startTimeOf(pid);
+			expect(start).toMatch(/^\d+$/);
+			process.kill(pid, 'SIGKILL');
+			// Waits for the state the kill brings (no clock): the process stays listed as a zombie.
+			while (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1][0] !== 'Z') await new Promise((r) => setTimeout(r, 5));
+			const data = join(dir, 'jobs.json');
+			ownerLock(data, { pid, start });
+			const lock = await lockDataFile(data);
+			expect(lock.staleReason).toBe(`its process (pid ${pid}) is gone`);
+			lock.release();
+		} finally {
+			parent.kill('SIGKILL');
+		}
+	});
+
 	test('a lock naming this very process is stale unless this process holds it (PID 1 restarted in a container)', async () => {
 		const data = join(dir, 'jobs.json');
 		ownerLock(data, {});
