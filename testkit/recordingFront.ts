@@ -1,7 +1,8 @@
 /**
  * A forwarding hop that records every request (method, path, when it arrived and when it was answered, how many
  * it held then) and the most it held at once, and can hold each request for a while first, like a service across
- * a network, or answer some requests itself (a busy service's 429).
+ * a network, or answer some requests itself (a busy service's 429, a dropped connection, a silence), or hold
+ * requests until a given number pile up (a gate: the test then knows that many were in flight together).
  */
 import { createServer, request } from 'http';
 import type { AddressInfo } from 'net';
@@ -18,24 +19,40 @@ export interface RecordedRequest {
 	inFlightAtArrival: number;
 	/** The status the hop answered itself with (see `refuse`), or undefined when forwarded. */
 	refusedWith?: number;
+	/** How many requests had arrived when this one's connection closed (undefined while open): orders closes and arrivals. */
+	closedAfter?: number;
 }
 
 /** An answer of the hop's own instead of forwarding: a status and its headers (e.g. Retry-After). */
 export interface Refusal {
 	status: number;
 	headers?: Record<string, string>;
+	/** Drop the connection instead of answering (status unused), or say nothing at all until the hop closes. */
+	drop?: boolean;
+	silent?: boolean;
+}
+
+/** Hold every request from the `from`-th on (0-based) until `until` of them are held at once, then forward them all; once. */
+export interface Gate {
+	from: number;
+	until: number;
+	/** Forward them anyway after this long (a failing node would otherwise hang the test); the gate then reports false. */
+	giveUpMs?: number;
 }
 
 export interface RecordingFrontOptions {
 	latencyMs?: number;
 	/** Called for each request in arrival order (0-based): a refusal answers it after the latency, unforwarded. */
 	refuse?: (index: number, request: RecordedRequest) => Refusal | undefined;
+	gate?: Gate;
 }
 
 export interface RecordingFront {
 	url: string;
 	requests: RecordedRequest[];
 	maxInFlight(): number;
+	/** Whether the gate opened because `until` requests were held at once (false: not yet, or it gave up). */
+	gateFilled(): boolean;
 	close(): Promise<void>;
 }
 
@@ -44,6 +61,16 @@ export async function startRecordingFront(target: string, options: RecordingFron
 	const requests: RecordedRequest[] = [];
 	let inFlight = 0;
 	let maxInFlight = 0;
+	const held: Array<() => void> = [];
+	let gateFilled = false;
+	let gateOpen = options.gate === undefined;
+	let gateTimer: NodeJS.Timeout | undefined;
+	const openGate = (filled: boolean) => {
+		gateOpen = true;
+		gateFilled = filled;
+		clearTimeout(gateTimer);
+		for (const release of held.splice(0)) release();
+	};
 	const server = createServer((req, res) => {
 		const endpoint = req.headers.endpoint;
 		const call = typeof endpoint === 'string' ? endpoint : (req.url ?? '/');
@@ -51,9 +78,17 @@ export async function startRecordingFront(target: string, options: RecordingFron
 		const refusal = options.refuse?.(requests.length, record);
 		requests.push(record);
 		maxInFlight = Math.max(maxInFlight, inFlight);
-		res.on('close', () => inFlight--);
+		res.on('close', () => {
+			inFlight--;
+			record.closedAfter = requests.length;
+		});
 		res.on('finish', () => (record.answeredAt = Date.now()));
 		const forward = () => {
+			if (refusal?.drop) {
+				req.socket.destroy();
+				return;
+			}
+			if (refusal?.silent) return;
 			if (refusal) {
 				record.refusedWith = refusal.status;
 				req.resume();
@@ -70,16 +105,23 @@ export async function startRecordingFront(target: string, options: RecordingFron
 			);
 			req.pipe(upstreamRequest);
 		};
-		if (options.latencyMs) setTimeout(forward, options.latencyMs);
-		else forward();
+		const index = requests.length - 1;
+		const go = () => (options.latencyMs ? setTimeout(forward, options.latencyMs) : forward());
+		const gate = options.gate;
+		if (gateOpen || !gate || index < gate.from) return void go();
+		held.push(go);
+		if (held.length === 1) gateTimer = setTimeout(() => openGate(false), gate.giveUpMs ?? 20_000);
+		if (held.length >= gate.until) openGate(true);
 	});
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 	return {
 		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
 		requests,
 		maxInFlight: () => maxInFlight,
+		gateFilled: () => gateFilled,
 		close: () =>
 			new Promise<void>((resolve) => {
+				clearTimeout(gateTimer);
 				server.closeAllConnections();
 				server.close(() => resolve());
 			}),

@@ -7,11 +7,16 @@
  * (rows A1, A2) and with the service 5 and 20 ms away (rows A3, A4: the server holds every answer that long).
  * The split: the bench process's CPU per item (what each node's request path costs) against the wall time
  * (which also holds how many requests are in flight), and the plain n8n node (engine + helper, none of our code)
- * against ours both one item at a time.
+ * against ours both one item at a time. At latency the floor is the plain node with as many requests in flight as
+ * ours may have (DEFAULT_MAX_IN_FLIGHT): what any community node gets from n8n's helper; a row is met when ours is
+ * at least as fast as the HTTP Request node, or within OUR_SHARE_GOAL of that floor (the figure names it).
+ * The pipe (rows A5, A6): a batch of Submit + Wait for Completion on 3 s jobs against the plain node waiting for
+ * every job at once (A5), and 300 Get items against a fixed pool of 20 (version 1, Concurrency 20; A6).
  */
+import { DEFAULT_MAX_IN_FLIGHT } from '../../nodes/shared/adaptiveLimit';
 import { runActionNode } from '../../testkit/engine';
 import type { Interface } from '../../testkit/fixtures';
-import { BENCH_CATALOG, INSTANT_FLOW } from '../lib/catalog';
+import { BENCH_CATALOG, INSTANT_FLOW, THREE_SECONDS_FLOW } from '../lib/catalog';
 import type { Figure } from '../lib/figure';
 import { verdict } from '../lib/figure';
 import { allCredentials, httpRequestNode, INSTANT_FLOW_ID } from '../lib/httpRequestNode';
@@ -57,12 +62,13 @@ async function theirNode(url: string, kind: Interface, operation: Operation, job
 	if (result.error || output.length !== jobIds.length || wrong) throw new Error(`HTTP Request ${operation} (${kind}) failed: ${result.error?.message ?? JSON.stringify(wrong?.json)}`);
 }
 
-async function plainNode(url: string, kind: Interface, operation: Operation, jobIds: string[]): Promise<void> {
+/** The plain n8n node (bench/lib/plainRequestNode.ts): `concurrency` items at once, one at a time by default. */
+async function plainNode(url: string, kind: Interface, operation: Operation, jobIds: string[], concurrency = 1): Promise<void> {
 	const relay = kind === 'relay';
 	const body = JSON.stringify(relay ? { flowId: INSTANT_FLOW_ID, runProfileName: 'default' } : { flowFileName: INSTANT_FLOW, runProfileName: 'default' });
 	const result = await runActionNode({
 		nodeType: PLAIN_NODE_TYPE,
-		parameters: operation === 'get' ? { method: 'GET', path: '=/api/v1/jobs/{{ $json.jobId }}', concurrency: 1, relay } : { method: 'POST', path: '/api/v1/jobs', body, concurrency: 1, relay },
+		parameters: operation === 'get' ? { method: 'GET', path: '=/api/v1/jobs/{{ $json.jobId }}', concurrency, relay } : { method: 'POST', path: '/api/v1/jobs', body, concurrency, relay },
 		credentials: allCredentials(url),
 		items: itemsFor(operation, jobIds),
 	});
@@ -124,12 +130,23 @@ async function compareOnLoopback(url: string, kind: Interface, operation: Operat
 	];
 }
 
-/** A service `latencyMs` away: ours and HTTP Request at their defaults only. */
+/** A service `latencyMs` away: ours and HTTP Request at their defaults, and the floor: the plain node with ours' bound. */
 async function compareAtLatency(url: string, kind: Interface, operation: Operation, jobIds: string[], latencyMs: number, id: string): Promise<Figure> {
-	const contenders = { node: () => ourNode(url, kind, operation, jobIds), httpRequest: () => theirNode(url, kind, operation, jobIds) };
+	const contenders = {
+		node: () => ourNode(url, kind, operation, jobIds),
+		httpRequest: () => theirNode(url, kind, operation, jobIds),
+		floor: () => plainNode(url, kind, operation, jobIds, DEFAULT_MAX_IN_FLIGHT),
+	};
 	await interleavedRounds(1, contenders); // warm-up
 	const t = await interleavedRounds(ROUNDS, contenders);
-	return defaultsRow(id, `${labelOf(operation)} on ${ITEMS.toLocaleString('en')} items (${kind}), service ${latencyMs} ms away`, t);
+	const row = defaultsRow(id, `${labelOf(operation)} on ${ITEMS.toLocaleString('en')} items (${kind}), service ${latencyMs} ms away`, t);
+	const ratio = medianRatio(t.node, t.httpRequest);
+	const share = medianRatio(t.node, t.floor);
+	row.measured += `; floor (plain n8n node, ${DEFAULT_MAX_IN_FLIGHT} in flight) ${medianRatio(t.floor, t.httpRequest).toFixed(2)}× HTTP Request, ours ${share.toFixed(2)}× the floor`;
+	row.goal = `≤ ${GOAL.toFixed(1)}×, or ours ≤ ${OUR_SHARE_GOAL.toFixed(2)}× the floor`;
+	row.verdict = verdict(ratio <= GOAL || share <= OUR_SHARE_GOAL);
+	row.details?.push(`wall per item of the floor: ${us(perItemUs(t.floor))}; ours / floor per round ${t.node.map((v, i) => (v / t.floor[i]).toFixed(2)).join(', ')}`);
+	return row;
 }
 
 /** Rows A3 (Get) and A4 (Submit): a, b native and relay at the first latency; c, d at the second. */
@@ -152,6 +169,81 @@ async function measureAtLatencies(): Promise<Figure[]> {
 	return figures.sort((a, b) => (a.id < b.id ? -1 : 1));
 }
 
+/** Row A5: Submit + Wait for Completion on PIPE_JOBS jobs of 3 s, ours at its defaults against the plain node waiting for all at once. */
+const PIPE_JOBS = 50;
+const PIPE_ROUNDS = 3;
+const POLL_SECONDS = 1;
+const JOB_SECONDS = 3;
+
+async function submitAndWait(url: string, latencyMs: number, id: string): Promise<Figure> {
+	const items = Array.from({ length: PIPE_JOBS }, () => ({}));
+	const contenders = {
+		node: async () => {
+			const parameters = { authentication: 'jobExecutionApi', resource: 'job', operation: 'submit', flowFileName: THREE_SECONDS_FLOW, runProfileName: 'default', waitForCompletion: true, waitSettings: { pollInterval: POLL_SECONDS } };
+			const result = await runActionNode({ typeVersion: 2, parameters, credentials: allCredentials(url), items });
+			if (result.error || result.json.some((json) => json.executionStatus !== 'COMPLETED')) throw new Error(`Submit + Wait failed: ${result.error?.message}`);
+		},
+		floor: async () => {
+			const body = JSON.stringify({ flowFileName: THREE_SECONDS_FLOW, runProfileName: 'default' });
+			const parameters = { method: 'POST', path: '/api/v1/jobs', body, concurrency: PIPE_JOBS, relay: false, pollMs: POLL_SECONDS * 1000 };
+			const result = await runActionNode({ nodeType: PLAIN_NODE_TYPE, parameters, credentials: allCredentials(url), items });
+			if (result.error || result.json.some((json) => json.executionStatus !== 'COMPLETED')) throw new Error(`plain Submit + Wait failed: ${result.error?.message}`);
+		},
+	};
+	const t = await interleavedRounds(PIPE_ROUNDS, contenders);
+	const share = medianRatio(t.node, t.floor);
+	const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+	return {
+		id,
+		name: `Submit + Wait for Completion, ${PIPE_JOBS} items, ${JOB_SECONDS} s jobs, ${POLL_SECONDS} s Poll Interval (native), service ${latencyMs} ms away: Job Execution node at its defaults / the plain n8n node waiting for every job at once, time for the batch`,
+		measured: `${share.toFixed(2)}× (${s(median(t.node))} vs ${s(median(t.floor))}; one job: ${JOB_SECONDS} s + up to ${POLL_SECONDS} s to its next read)`,
+		goal: `≤ ${OUR_SHARE_GOAL.toFixed(2)}×`,
+		verdict: verdict(share <= OUR_SHARE_GOAL),
+		details: [`per round: Job Execution ${t.node.map(s).join(', ')}; plain node ${t.floor.map(s).join(', ')} (n8n's HTTP Request node alone cannot wait: rows B compare its Wait loop)`],
+	};
+}
+
+/** Row A6: 300 Get items, version 2 at its defaults against a fixed pool of 20 (version 1, Concurrency 20). */
+const POOL_ITEMS = 300;
+const POOL = 20;
+
+async function againstFixedPool(url: string, jobIds: string[], latencyMs: number, id: string): Promise<Figure> {
+	const ids = jobIds.slice(0, POOL_ITEMS);
+	const read = async (typeVersion: number, batching: Record<string, number>) => {
+		const parameters = { ...ourParameters('native', 'get'), batching };
+		const result = await runActionNode({ typeVersion, parameters, credentials: allCredentials(url), items: itemsFor('get', ids) });
+		if (result.error || result.items.length !== ids.length) throw new Error(`Get (version ${typeVersion}) failed: ${result.error?.message}`);
+	};
+	const contenders = { node: () => read(2, {}), pool: () => read(1, { concurrency: POOL }) };
+	await interleavedRounds(1, contenders); // warm-up
+	const t = await interleavedRounds(ROUNDS, contenders);
+	const ratio = medianRatio(t.node, t.pool);
+	return {
+		id,
+		name: `Get on ${POOL_ITEMS} items (native), service ${latencyMs} ms away: version 2 at its defaults / a fixed pool of ${POOL} (version 1, Concurrency ${POOL}), time for the batch`,
+		measured: `${ratio.toFixed(2)}× (${median(t.node).toFixed(0)} ms vs ${median(t.pool).toFixed(0)} ms)`,
+		goal: '≤ 1.0×',
+		verdict: verdict(ratio <= 1),
+		details: [`per round: ${t.node.map((v, i) => (v / t.pool[i]).toFixed(2)).join(', ')}`],
+	};
+}
+
+/** Rows A5 (Submit + Wait, 5 and 20 ms) and A6 (the fixed pool, 5, 20 and 50 ms), one server per latency. */
+export async function measurePipe(): Promise<Figure[]> {
+	const figures: Figure[] = [];
+	for (const [l, latencyMs] of [5, 20, 50].entries()) {
+		const server = await startServerProcess({ catalog: BENCH_CATALOG, concurrency: 10_000, stepMs: 1, latencyMs });
+		try {
+			const jobIds = await submitJobs(rawClient(server.url), POOL_ITEMS, INSTANT_FLOW, 50);
+			if (LATENCIES_MS.includes(latencyMs)) figures.push(await submitAndWait(server.url, latencyMs, `A5${'ab'[l]}`));
+			figures.push(await againstFixedPool(server.url, jobIds, latencyMs, `A6${'abc'[l]}`));
+		} finally {
+			await server.stop();
+		}
+	}
+	return figures.sort((a, b) => (a.id < b.id ? -1 : 1));
+}
+
 export async function measureVsHttpRequest(): Promise<Figure[]> {
 	const loaded = await loadN8nBaseNodes();
 	const server = await startServerProcess({ catalog: BENCH_CATALOG, concurrency: 10_000, stepMs: 1 });
@@ -164,5 +256,5 @@ export async function measureVsHttpRequest(): Promise<Figure[]> {
 	} finally {
 		await server.stop();
 	}
-	return [...figures, ...(await measureAtLatencies())];
+	return [...figures, ...(await measureAtLatencies()), ...(await measurePipe())];
 }

@@ -5,6 +5,7 @@ export const INSTANT_FLOW = '/Shared/Flows/instant.flow';
 export const HOUR_FLOW = '/Shared/Flows/hour.flow';
 export const THIRTY_SECONDS_FLOW = '/Shared/Flows/thirty-seconds.flow';
 export const THIRTY_SECONDS_AND_A_BIT_FLOW = '/Shared/Flows/thirty-seconds-and-a-bit.flow';
+export const THREE_SECONDS_FLOW = '/Shared/Flows/three-seconds.flow';
 
 export const BENCH_CATALOG: Catalog = {
 	flows: [
@@ -15,5 +16,7 @@ export const BENCH_CATALOG: Catalog = {
 		// Figure 3: 30 s jobs.
 		{ flowFileName: THIRTY_SECONDS_FLOW, steps: 30, stepMs: 1000, outcome: 'COMPLETED' },
 		{ flowFileName: THIRTY_SECONDS_AND_A_BIT_FLOW, steps: 1, stepMs: 30_300, outcome: 'COMPLETED' },
+		// Figure A5: a batch of Submit + Wait for Completion on jobs of a few seconds.
+		{ flowFileName: THREE_SECONDS_FLOW, steps: 3, stepMs: 1000, outcome: 'COMPLETED' },
 	],
 };

@@ -2,13 +2,16 @@
  * The least any n8n node does to call the service: read its parameters per item through the engine, send
  * through `httpRequestWithAuthentication` with the same credential, return the parsed answer. No checks,
  * no error handling, no retries. Measuring it beside the Job Execution node splits the node's cost into
- * n8n's part (engine, expressions, request helper) and ours.
+ * n8n's part (engine, expressions, request helper) and ours. With a Poll Interval it also waits for each
+ * submitted job: it reads the job every interval until its status is final (the floor of Submit + Wait).
  */
+import { sleep } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
 import { credentialTypes, nodeClasses } from '../../testkit/engine';
 
 export const PLAIN_NODE_TYPE = 'bench.plainRequest';
+const FINAL = new Set(['COMPLETED', 'ERROR', 'CANCELLED']);
 
 class PlainRequestNode implements INodeType {
 	description: INodeTypeDescription = {
@@ -30,6 +33,7 @@ class PlainRequestNode implements INodeType {
 			{ displayName: 'Body', name: 'body', type: 'json', default: '{}' },
 			{ displayName: 'Concurrency', name: 'concurrency', type: 'number', default: 1 },
 			{ displayName: 'Through the Relay', name: 'relay', type: 'boolean', default: false },
+			{ displayName: 'Poll Interval (ms, 0: no wait)', name: 'pollMs', type: 'number', default: 0 },
 		],
 	};
 
@@ -40,6 +44,7 @@ class PlainRequestNode implements INodeType {
 		const credentials = await this.getCredentials(credentialType);
 		const baseUrl = String(relay ? credentials.relayUrl : credentials.baseUrl).replace(/\/+$/, '');
 		const method = this.getNodeParameter('method', 0) as 'GET' | 'POST';
+		const pollMs = this.getNodeParameter('pollMs', 0, 0) as number;
 		// The relay takes the native path and verb in headers (spec: Relay interface).
 		const target = (path: string) =>
 			relay ? { url: `${baseUrl}/call/${method === 'POST' ? 'execute' : 'status'}`, headers: { endpoint: path, method } } : { url: `${baseUrl}${path}` };
@@ -50,12 +55,18 @@ class PlainRequestNode implements INodeType {
 				const itemIndex = next++;
 				const path = this.getNodeParameter('path', itemIndex) as string;
 				const body = method === 'POST' ? (JSON.parse(this.getNodeParameter('body', itemIndex) as string) as IDataObject) : undefined;
-				const json = (await this.helpers.httpRequestWithAuthentication.call(this, credentialType, {
+				let json = (await this.helpers.httpRequestWithAuthentication.call(this, credentialType, {
 					method,
 					...target(path),
 					body,
 					json: true,
 				})) as IDataObject;
+				const jobPath = `/api/v1/jobs/${String(json.jobId)}`;
+				const read = relay ? { url: `${baseUrl}/call/status`, headers: { endpoint: jobPath, method: 'GET' } } : { url: `${baseUrl}${jobPath}` };
+				while (pollMs > 0 && !FINAL.has(String(json.executionStatus))) {
+					await sleep(pollMs);
+					json = (await this.helpers.httpRequestWithAuthentication.call(this, credentialType, { method: 'GET', ...read, json: true })) as IDataObject;
+				}
 				output[itemIndex] = { json, pairedItem: { item: itemIndex } };
 			}
 		};

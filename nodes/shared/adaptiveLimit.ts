@@ -1,15 +1,22 @@
 /**
- * How many requests a version 2 node keeps in flight: an AIMD limit, as TCP paces its window. It starts small,
- * doubles per round trip while answers come back fast and ok, then grows by one per round trip; it stops growing
- * while answers are slow (the service, or n8n itself, is queueing) and halves on a 429, a 503 or a timeout. It
- * never passes its bound, and after a Retry-After nothing new starts until that time. Pure: the clock is passed in.
- * A slow answer holds the limit rather than cutting it: on a busy n8n host every answer looks slow, and cutting then
- * would fall to one at a time while the service is idle; the service's own refusals and timeouts cut it.
+ * How many requests a version 2 node keeps in flight, and the slots that hold them to it.
+ *
+ * The limit counts requests, not items: an item asks for a slot for each request it sends and holds none between
+ * them (a wait sleeping until its next read holds nothing), so a batch of waits submits every job at once.
+ *
+ * AdaptiveLimit is an AIMD limit, as TCP paces its window: it starts at INITIAL_IN_FLIGHT, grows by one per fast
+ * and ok answer (doubling per round trip) up to its bound, then, after the first cut, by one per round trip. It is
+ * cut by the service's word only: a 429, a 503, a timeout or a dropped connection halves it (once per round trip),
+ * and a Retry-After holds every new request, not only new items, for that long. How long an answer took is not
+ * read as load: it holds n8n's own queueing too (on a busy n8n host the event loop reads every answer late), and
+ * nothing in an answer tells the two apart, while a service that queues past what it can take says so (429, 503)
+ * or stalls into a timeout, and both cut. Pure: the clock is passed in.
  */
+import { sleep } from 'n8n-workflow';
 
 /** What one answer says about the service's load. */
 export type AnswerSignal =
-	/** A success, or a refusal of the request itself (4xx but 429): its time counts. */
+	/** A success, or a refusal of the request itself (4xx but 429). */
 	| 'ok'
 	/** 429, 503, a timeout or a dropped connection: the service is overwhelmed. */
 	| 'busy'
@@ -17,37 +24,44 @@ export type AnswerSignal =
 	| 'neutral';
 
 /**
- * When a request left, and its number: answers to requests sent before the last cut neither cut again (one cut
- * per round trip, not one per request of the same burst) nor grow the limit back.
+ * A request's number: answers to requests sent before the last cut neither cut again (one cut per round trip, not
+ * one per request of the same burst) nor grow the limit back.
  */
 export interface PaceTicket {
-	sentAt: number;
 	seq: number;
 }
 
-/** The transport reports every attempt to this (ResolvedConnection.pace). */
+/** The transport asks this for a slot before each attempt and reports how it went (ResolvedConnection.pace). */
 export interface RequestPace {
-	sent(): PaceTicket;
+	/** Resolves when the request may be sent; undefined when the execution was cancelled (send nothing). */
+	slot(): Promise<PaceTicket | undefined>;
+	/** The attempt ended: its slot is free, and what it said about the service is heard. */
 	answered(ticket: PaceTicket, signal: AnswerSignal, retryAfterMs?: number): void;
 }
 
-/** Requests in flight at the start, before any answer says how fast the service is. */
-export const INITIAL_IN_FLIGHT = 4;
+/**
+ * Requests in flight at the start, before any answer says how the service copes: six, the connections a browser
+ * opens to one host (HTTP/1.1 practice in Chrome, Firefox and Safari), which any web service takes from one
+ * client. A service that cannot answers 429 or 503 to that first burst, and the limit halves after one round trip.
+ */
+export const INITIAL_IN_FLIGHT = 6;
 /** The bound of version 2's default: never more requests in flight than this. */
 export const DEFAULT_MAX_IN_FLIGHT = 50;
-/** An answer is slow (the limit stops growing) past twice the fastest seen plus this (ms): jitter on a LAN is not load. */
-const SLOW_SLACK_MS = 10;
-/** The longest pause a Retry-After imposes on items not started yet (a longer one fails the calls that meet it, saying when). */
+/**
+ * The most items of one execution started and not yet ended (version 2): a wait sleeping between its reads holds
+ * no slot but holds its item, so a batch of that many waits has every job submitted at once; beyond it, items start
+ * as others end, and 10,000 items never all hold memory at once.
+ */
+export const MAX_ITEMS_AT_ONCE = 1000;
+/** The longest pause a Retry-After imposes on new requests (a longer one fails the calls that meet it, saying when). */
 export const MAX_PAUSE_MS = 60_000;
 
-export class AdaptiveLimit implements RequestPace {
+export class AdaptiveLimit {
 	private limit: number;
-	/** Requests sent so far; the count at the last cut of any kind, and at the last halving. */
+	/** Requests sent so far; the count at the last halving. */
 	private sentCount = 0;
-	private lastCut = 0;
 	private lastHalving = 0;
-	private slowStart = true;
-	private fastestMs = Infinity;
+	private halved = false;
 	private pausedUntil = 0;
 
 	constructor(
@@ -70,35 +84,120 @@ export class AdaptiveLimit implements RequestPace {
 	}
 
 	sent(): PaceTicket {
-		return { sentAt: this.now(), seq: this.sentCount++ };
+		return { seq: this.sentCount++ };
 	}
 
 	answered(ticket: PaceTicket, signal: AnswerSignal, retryAfterMs?: number): void {
 		if (signal === 'neutral') return;
 		if (signal === 'busy') {
 			if (retryAfterMs !== undefined && retryAfterMs <= MAX_PAUSE_MS) this.pausedUntil = Math.max(this.pausedUntil, this.now() + retryAfterMs);
-			// A slowdown cut before does not spare the halving: only an earlier halving does.
 			if (ticket.seq >= this.lastHalving) {
-				this.cut(0.5);
+				this.halved = true;
 				this.lastHalving = this.sentCount;
+				this.limit = Math.max(1, this.limit / 2);
 			}
 			return;
 		}
-		const tookMs = this.now() - ticket.sentAt;
-		this.fastestMs = Math.min(this.fastestMs, tookMs);
-		if (tookMs > 2 * this.fastestMs + SLOW_SLACK_MS) {
-			this.slowStart = false;
-			return;
-		}
 		// Answers to requests sent before the last cut do not undo it.
-		if (ticket.seq < this.lastCut) return;
-		// Slow start: +1 per answer doubles the limit per round trip; after it, +1 per round trip.
-		this.limit = Math.min(this.max, this.limit + (this.slowStart ? 1 : 1 / this.limit));
+		if (ticket.seq < this.lastHalving) return;
+		// Slow start: +1 per answer doubles the limit per round trip; after a cut, +1 per round trip.
+		this.limit = Math.min(this.max, this.limit + (this.halved ? 1 / this.limit : 1));
+	}
+}
+
+/** How slots wait out a Retry-After (n8n's sleep; tests pass their own). */
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+/**
+ * The slots of one execution: a request is sent when fewer than `limit.allowed()` are in flight and no Retry-After
+ * lasts; the others wait in the order they asked. A slot freed, or a limit grown, lets waiters go at once. Once the
+ * execution is cancelled every waiter is let go without a slot, to send nothing.
+ */
+export class InFlightLimit implements RequestPace {
+	private inFlight = 0;
+	private readonly waiters: Array<(ticket: PaceTicket | undefined) => void> = [];
+	private pauseTimer: Promise<void> | undefined;
+	private change: { promise: Promise<void>; resolve: () => void } | undefined;
+
+	constructor(
+		readonly limit: AdaptiveLimit,
+		private readonly cancel?: AbortSignal,
+		private readonly wait: Sleep = sleep,
+	) {
+		cancel?.addEventListener('abort', () => this.letGo(), { once: true });
 	}
 
-	private cut(factor: number): void {
-		this.slowStart = false;
-		this.lastCut = this.sentCount;
-		this.limit = Math.max(1, this.limit * factor);
+	/** Requests sent and not yet answered. */
+	running(): number {
+		return this.inFlight;
+	}
+
+	/** Requests waiting for a slot. */
+	waiting(): number {
+		return this.waiters.length;
+	}
+
+	/** Resolves at the next request that asks for a slot, gets one or ends, or at changed(): the item loop's cue. */
+	async nextChange(): Promise<void> {
+		if (!this.change) {
+			let resolve = () => {};
+			const promise = new Promise<void>((done) => (resolve = done));
+			this.change = { promise, resolve };
+		}
+		return await this.change.promise;
+	}
+
+	changed(): void {
+		const change = this.change;
+		this.change = undefined;
+		change?.resolve();
+	}
+
+	async slot(): Promise<PaceTicket | undefined> {
+		if (this.cancel?.aborted) return undefined;
+		if (this.waiters.length === 0 && this.free()) {
+			this.changed();
+			return this.take();
+		}
+		const ticket = new Promise<PaceTicket | undefined>((resolve) => this.waiters.push(resolve));
+		this.pump();
+		this.changed();
+		return await ticket;
+	}
+
+	answered(ticket: PaceTicket, signal: AnswerSignal, retryAfterMs?: number): void {
+		this.inFlight--;
+		this.limit.answered(ticket, signal, retryAfterMs);
+		this.pump();
+		this.changed();
+	}
+
+	private free(): boolean {
+		return this.inFlight < this.limit.allowed() && this.limit.pauseLeft() === 0;
+	}
+
+	private take(): PaceTicket {
+		this.inFlight++;
+		return this.limit.sent();
+	}
+
+	/** Lets waiters go while there is room; during a pause, one sleep for all of them. */
+	private pump(): void {
+		if (this.cancel?.aborted) return this.letGo();
+		while (this.waiters.length > 0 && this.free()) this.waiters.shift()?.(this.take());
+		const pause = this.limit.pauseLeft();
+		if (this.waiters.length === 0 || pause === 0 || this.pauseTimer) return;
+		this.pauseTimer = this.wait(pause, this.cancel)
+			.catch(() => undefined)
+			.then(() => {
+				this.pauseTimer = undefined;
+				this.pump();
+				this.changed();
+			});
+	}
+
+	private letGo(): void {
+		for (const waiter of this.waiters.splice(0)) waiter(undefined);
+		this.changed();
 	}
 }

@@ -47,13 +47,17 @@ describe.each(INTERFACES)('Submit with Batching → Concurrency over the %s inte
 	/** The item index each stored job was tagged with, in submission order. */
 	const storedItems = () => fx.server.store.all().map((job) => Number(job.parameters[0].value));
 
-	test('runs up to the limit at once, and output order, pairedItem and jobs follow the items', async () => {
-		const front = await startRecordingFront(fx.server.url, { latencyMs: 30 });
+	// Version 1 is a fixed pool of items, not version 2's adaptive limit (which starts at 6): at 3 and at 7 the
+	// first `limit` submissions are in flight together before any answer (the hop holds them until they are), and
+	// never one more.
+	test.each([3, 7])('version 1 runs exactly Concurrency %i items at once, and output order, pairedItem and jobs follow the items', async (limit) => {
+		const front = await startRecordingFront(fx.server.url, { latencyMs: 30, gate: { from: 0, until: limit, giveUpMs: 10_000 } });
 		try {
 			const items = Array.from({ length: 12 }, (_, n) => good(n));
-			const result = await submit(items, 4, { credentials: credentialsFor(front.url) });
+			const result = await submit(items, limit, { credentials: credentialsFor(front.url) });
 			expect(result.error).toBeUndefined();
-			expect(front.maxInFlight()).toBe(4);
+			expect(front.gateFilled()).toBe(true);
+			expect(front.maxInFlight()).toBe(limit);
 			expect(result.items.map((item) => item.pairedItem)).toEqual(items.map((_, n) => ({ item: n })));
 			expect(result.json.map((json) => (json.parameters as IDataObject[])[0].value)).toEqual(items.map((_, n) => String(n)));
 			// Exactly one job per item, and each output carries the job its own item created.
@@ -158,13 +162,19 @@ describe.each(INTERFACES)('Get and Wait for Completion with Batching → Concurr
 			},
 		});
 
-	test.each(['get', 'waitForCompletion'] as const)('%s at Concurrency 4 → 4 reads in flight, outputs and pairedItem in item order', async (operation) => {
+	test.each([
+		['get', 3],
+		['get', 7],
+		['waitForCompletion', 3],
+		['waitForCompletion', 7],
+	] as const)('version 1 %s at Concurrency %i → exactly that many reads in flight, outputs and pairedItem in item order', async (operation, limit) => {
 		const stopClock = advanceWhileWaiting(fx.clock, 1000);
-		const front = await startRecordingFront(fx.server.url, { latencyMs: 30 });
+		const front = await startRecordingFront(fx.server.url, { latencyMs: 30, gate: { from: 0, until: limit, giveUpMs: 10_000 } });
 		try {
-			const result = await readAll(operation, front.url, 4);
+			const result = await readAll(operation, front.url, limit);
 			expect(result.error).toBeUndefined();
-			expect(front.maxInFlight()).toBe(4);
+			expect(front.gateFilled()).toBe(true);
+			expect(front.maxInFlight()).toBe(limit);
 			expect(result.json.map((json) => json.id)).toEqual(jobIds);
 			expect(result.items.map((item) => item.pairedItem)).toEqual(jobIds.map((_, n) => ({ item: n })));
 		} finally {

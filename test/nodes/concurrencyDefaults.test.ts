@@ -1,22 +1,53 @@
 /**
- * Version 2's defaults for requests in flight, through n8n's engine against the reference server behind a
- * recording hop that holds each request 20 ms (a service across a network): Get and Submit keep more than one
- * request in flight and never more than the stated bound (DEFAULT_MAX_IN_FLIGHT), each item is still sent once,
- * and a 429 with Retry-After halves the requests in flight and starts no new item for that long. Version 1 keeps one
- * at a time (test/nodes/batchingConcurrency.test.ts). Counts of requests, not wall-clock times.
+ * Version 2's limit of requests in flight (nodes/shared/adaptiveLimit.ts), through n8n's engine against the
+ * reference server behind a recording hop that holds each request 20 ms (a service across a network). Every claim
+ * is a count of what the hop saw, never a time: a gate holds requests until the number the node should reach pile
+ * up, so the test knows that many were in flight together, and one more would be seen. The bound is reached
+ * exactly and never passed; the first burst is INITIAL_IN_FLIGHT; a 429, a 503, a dropped connection and a timeout
+ * each halve the requests in flight once; a Retry-After holds every new request, items already started included;
+ * and a batch of Submit + Wait for Completion submits every job while none has ended (an item waiting for its job
+ * holds no slot). Version 1 keeps its fixed pool (test/nodes/batchingConcurrency.test.ts).
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { DEFAULT_MAX_IN_FLIGHT } from '../../nodes/shared/adaptiveLimit';
+import { DEFAULT_MAX_IN_FLIGHT, INITIAL_IN_FLIGHT } from '../../nodes/shared/adaptiveLimit';
+import { transportTiming } from '../../nodes/shared/transport';
 import { runActionNode } from '../../testkit/engine';
-import { credentialsFor, INTERFACES, SALES, startFixture } from '../../testkit/fixtures';
+import { advanceWhileWaiting, credentialsFor, INTERFACES, SALES, startFixture } from '../../testkit/fixtures';
 import type { Fixture, Interface } from '../../testkit/fixtures';
 import { startRecordingFront } from '../../testkit/recordingFront';
-import type { RecordingFront, RecordingFrontOptions } from '../../testkit/recordingFront';
+import type { RecordedRequest, RecordingFront, RecordingFrontOptions, Refusal } from '../../testkit/recordingFront';
 
 const LATENCY_MS = 20;
 /** More items than the bound, so an unbounded node would pass it. */
 const ITEMS = DEFAULT_MAX_IN_FLIGHT * 3;
+/** Requests answered before the gate closes: enough ok answers to grow the limit from its start to the bound. */
+const WARM_UP = DEFAULT_MAX_IN_FLIGHT + 10;
+
+/**
+ * Requests from the `from`-th on that the node had in flight when request `index` arrived, itself included: the
+ * hop's order of arrivals and closes (requests before `from` are left out: the node had read their answers).
+ */
+function inFlightAt(requests: RecordedRequest[], from: number, index: number): number {
+	let count = 1;
+	for (let other = from; other < index; other++) {
+		const closedAfter = requests[other].closedAfter;
+		if (closedAfter === undefined || closedAfter > index) count++;
+	}
+	return count;
+}
+
+const most = (values: number[]) => Math.max(...values);
+const range = (from: number, to: number) => Array.from({ length: to - from }, (_, n) => from + n);
+
+/** Polls `done` until it holds (a test's own loop: the node runs meanwhile); fails after `giveUpMs`. */
+async function until(done: () => boolean, what: string, giveUpMs = 20_000): Promise<void> {
+	const end = Date.now() + giveUpMs;
+	while (!done()) {
+		if (Date.now() > end) throw new Error(`gave up waiting until ${what}`);
+		await new Promise((resolve) => setTimeout(resolve, 10));
+	}
+}
 
 describe.each(INTERFACES)('version 2 defaults over the %s interface', (kind: Interface) => {
 	let fx: Fixture;
@@ -47,39 +78,37 @@ describe.each(INTERFACES)('version 2 defaults over the %s interface', (kind: Int
 			items,
 			parameters: { authentication: fx.authentication, resource: 'job', operation: 'get', jobId: '={{ $json.jobId }}', ...extra },
 		});
+	const numberedSubmit = (extra: IDataObject = {}) => ({
+		authentication: fx.authentication,
+		resource: 'job',
+		operation: 'submit',
+		...fx.flow(SALES),
+		runProfileName: 'default',
+		parameters: { parameter: [{ name: 'item', type: 'integer', value: '={{ $json.n }}' }] },
+		...extra,
+	});
 
-	test(`Get reads side by side, never more than ${DEFAULT_MAX_IN_FLIGHT} in flight, outputs in item order`, async () => {
-		const { url, maxInFlight, requests } = await hop();
+	test(`Get reaches exactly ${DEFAULT_MAX_IN_FLIGHT} reads in flight and never one more; outputs in item order`, async () => {
+		// After WARM_UP answers the limit is at its bound; the gate then holds every read until that many pile up.
+		const { url, maxInFlight, requests, gateFilled } = await hop({ gate: { from: WARM_UP, until: DEFAULT_MAX_IN_FLIGHT } });
 		const items = getItems(ITEMS);
 		const result = await get(url, items);
 		expect(result.error).toBeUndefined();
+		expect(gateFilled()).toBe(true);
+		expect(maxInFlight()).toBe(DEFAULT_MAX_IN_FLIGHT);
 		expect(requests).toHaveLength(ITEMS);
-		expect(maxInFlight()).toBeGreaterThan(1);
-		expect(maxInFlight()).toBeLessThanOrEqual(DEFAULT_MAX_IN_FLIGHT);
 		expect(result.json.map((json) => json.jobId)).toEqual(items.map((item) => item.jobId));
 		expect(result.items.map((item) => item.pairedItem)).toEqual(items.map((_, n) => ({ item: n })));
 	});
 
-	test(`Submit sends side by side, never more than ${DEFAULT_MAX_IN_FLIGHT} in flight, one job per item`, async () => {
-		const { url, maxInFlight, requests } = await hop();
+	test(`Submit reaches exactly ${DEFAULT_MAX_IN_FLIGHT} submissions in flight and never one more; one job per item`, async () => {
+		const { url, maxInFlight, requests, gateFilled } = await hop({ gate: { from: WARM_UP, until: DEFAULT_MAX_IN_FLIGHT } });
 		const before = fx.server.store.count();
-		const result = await runActionNode({
-			typeVersion: 2,
-			credentials: credentialsFor(url),
-			items: Array.from({ length: ITEMS }, (_, n) => ({ n })),
-			parameters: {
-				authentication: fx.authentication,
-				resource: 'job',
-				operation: 'submit',
-				...fx.flow(SALES),
-				runProfileName: 'default',
-				parameters: { parameter: [{ name: 'item', type: 'integer', value: '={{ $json.n }}' }] },
-			},
-		});
+		const result = await runActionNode({ typeVersion: 2, credentials: credentialsFor(url), items: Array.from({ length: ITEMS }, (_, n) => ({ n })), parameters: numberedSubmit() });
 		expect(result.error).toBeUndefined();
+		expect(gateFilled()).toBe(true);
+		expect(maxInFlight()).toBe(DEFAULT_MAX_IN_FLIGHT);
 		expect(requests).toHaveLength(ITEMS);
-		expect(maxInFlight()).toBeGreaterThan(1);
-		expect(maxInFlight()).toBeLessThanOrEqual(DEFAULT_MAX_IN_FLIGHT);
 		expect(fx.server.store.count() - before).toBe(ITEMS);
 		// Each output carries the job its own item created.
 		for (const [n, json] of result.json.entries()) {
@@ -87,33 +116,24 @@ describe.each(INTERFACES)('version 2 defaults over the %s interface', (kind: Int
 		}
 	});
 
-	test('a 429 with Retry-After halves the requests in flight, and no new item starts until it has passed', async () => {
-		// 90 jobs, one item each, so a retry is told apart by its call.
-		const more = await runActionNode({
-			credentials: fx.credentials,
-			items: Array.from({ length: 60 }, () => ({})),
-			parameters: { authentication: fx.authentication, resource: 'job', operation: 'submit', ...fx.flow(SALES), runProfileName: 'default', batching: { concurrency: 20 } },
-		});
-		const items = [...jobIds, ...more.json.map((json) => json.jobId as string)].map((jobId) => ({ jobId }));
-		// At Concurrency 8 the limit passes half of it before request 40; requests 40–42 are refused, "Retry-After: 1".
-		// 50 ms answers: a loaded machine's own delays then stay below what reads as a slowing service.
-		const refused = new Set([40, 41, 42]);
-		const refuse = (index: number) => (refused.has(index) ? { status: 429, headers: { 'retry-after': '1' } } : undefined);
-		const { url, requests } = await hop({ latencyMs: 50, refuse });
-		const result = await get(url, items, { batching: { concurrency: 8 } });
+	test.each([3, 7])('at Concurrency %i the reads in flight reach exactly that bound, never one more', async (bound) => {
+		// The first burst is min(INITIAL_IN_FLIGHT, bound); 20 answers later the limit is at the bound.
+		const { url, maxInFlight, gateFilled } = await hop({ gate: { from: 20, until: bound } });
+		const result = await get(url, getItems(60), { batching: { concurrency: bound } });
 		expect(result.error).toBeUndefined();
-		// Every item read once, the three refused ones once more after the Retry-After.
-		expect(requests).toHaveLength(items.length + 3);
-		expect(result.json.map((json) => json.jobId)).toEqual(items.map((item) => item.jobId));
+		expect(gateFilled()).toBe(true);
+		expect(maxInFlight()).toBe(bound);
+	});
 
-		const refusedCalls = new Set([...refused].map((index) => requests[index].call));
-		const firstRetry = requests.findIndex((request, index) => index > 42 && refusedCalls.has(request.call));
-		expect(Math.max(...requests.slice(0, 40).map((request) => request.inFlightAtArrival))).toBeGreaterThan(4);
-		// Between the refusals and their retries (a second later) only the items started before the node read the
-		// 429 arrive (at most the 8 in flight, twice that for the hop's own scheduling); without the pause, about 80.
-		expect(firstRetry - 43).toBeLessThanOrEqual(16);
-		// After the pause, the first round trip holds at most half of the limit (at most 8): 3 retries and one new item.
-		expect(Math.max(...requests.slice(firstRetry, firstRetry + 4).map((request) => request.inFlightAtArrival))).toBeLessThanOrEqual(4);
+	test(`the first burst is exactly ${INITIAL_IN_FLIGHT} reads, before any answer`, async () => {
+		// Nothing is answered until the first burst is in; one more read would be seen in flight beside them.
+		const { url, requests, gateFilled } = await hop({ gate: { from: 0, until: INITIAL_IN_FLIGHT } });
+		const result = await get(url, getItems(20));
+		expect(result.error).toBeUndefined();
+		expect(gateFilled()).toBe(true);
+		expect(requests[INITIAL_IN_FLIGHT - 1].inFlightAtArrival).toBe(INITIAL_IN_FLIGHT);
+		// No other read arrived before the first answer of the burst went back.
+		expect(most(requests.slice(0, INITIAL_IN_FLIGHT).map((request) => -(request.closedAfter ?? Infinity)))).toBe(-INITIAL_IN_FLIGHT);
 	});
 
 	test('a Concurrency outside 1 to 100 stops version 2 before anything is sent; 100 is accepted', async () => {
@@ -124,5 +144,116 @@ describe.each(INTERFACES)('version 2 defaults over the %s interface', (kind: Int
 		const accepted = await get(url, getItems(3), { batching: { concurrency: 100 } });
 		expect(accepted.error).toBeUndefined();
 		expect(requests).toHaveLength(3);
+	});
+
+	test.each([
+		['the default bound', {}],
+		['Concurrency 2', { batching: { concurrency: 2 } }],
+	])('Submit + Wait for Completion (%s): all 12 jobs are submitted while none has ended', async (_label, batching) => {
+		// The server's clock stands still: no job ends until the test moves it, so a node that waited for a job
+		// to end before submitting the next would stop short of 12 jobs.
+		const { url, requests } = await hop();
+		const before = fx.server.store.count();
+		const run = runActionNode({
+			typeVersion: 2,
+			credentials: credentialsFor(url),
+			items: Array.from({ length: 12 }, (_, n) => ({ n })),
+			parameters: numberedSubmit({ waitForCompletion: true, waitSettings: { pollInterval: 1, timeout: 3600 }, ...batching }),
+		});
+		const created = () => fx.server.store.all().slice(before);
+		await until(() => created().length === 12, '12 jobs were submitted');
+		expect(created().map((job) => fx.server.store.status(job.id)?.executionStatus).filter((status) => status !== 'QUEUED' && status !== 'RUNNING')).toEqual([]);
+		expect(requests.filter((request) => request.method === 'POST')).toHaveLength(12);
+		const stopClock = advanceWhileWaiting(fx.clock, 1000);
+		try {
+			const result = await run;
+			expect(result.error).toBeUndefined();
+			expect(result.json.map((json) => json.executionStatus)).toEqual(Array.from({ length: 12 }, () => 'COMPLETED'));
+			// Each output carries the job its own item created.
+			const itemOf = (id: unknown) => created().find((job) => job.id === id)?.parameters[0].value;
+			expect(result.json.map((json) => itemOf(json.jobId ?? json.id))).toEqual(range(0, 12).map(String));
+		} finally {
+			stopClock();
+		}
+	});
+});
+
+/** What the service does to the first burst, and the transport's attempt limit for it. */
+const CUTS: Array<{ label: string; refusal: Refusal; attemptMs?: number }> = [
+	{ label: 'a 429 (no Retry-After)', refusal: { status: 429 } },
+	{ label: 'a 503', refusal: { status: 503 } },
+	{ label: 'a dropped connection', refusal: { status: 0, drop: true } },
+	// The hop says nothing; the attempt's deadline ends it (a short one, so the test stays quick).
+	{ label: 'a timeout', refusal: { status: 0, silent: true }, attemptMs: 3000 },
+];
+
+describe('version 2 cuts the requests in flight on the service’s word (native)', () => {
+	let fx: Fixture;
+	let front: RecordingFront | undefined;
+	let jobIds: string[];
+	const saved = { ...transportTiming };
+	beforeEach(async () => {
+		fx = await startFixture('native', { concurrency: 1000 });
+		const submitted = await runActionNode({
+			credentials: fx.credentials,
+			items: Array.from({ length: 10 }, () => ({})),
+			parameters: { authentication: fx.authentication, resource: 'job', operation: 'submit', ...fx.flow(SALES), runProfileName: 'default', batching: { concurrency: 10 } },
+		});
+		jobIds = submitted.json.map((json) => json.jobId as string);
+	});
+	afterEach(async () => {
+		Object.assign(transportTiming, saved);
+		await front?.close();
+		front = undefined;
+		await fx.server.close();
+	});
+	const get = (url: string, count: number, extra: IDataObject = {}) =>
+		runActionNode({
+			typeVersion: 2,
+			credentials: credentialsFor(url),
+			items: Array.from({ length: count }, (_, n) => ({ jobId: jobIds[n % jobIds.length] })),
+			parameters: { authentication: fx.authentication, resource: 'job', operation: 'get', jobId: '={{ $json.jobId }}', ...extra },
+		});
+
+	test.each(CUTS)('$label to every read of the first burst halves the reads in flight, once', async ({ refusal, attemptMs }) => {
+		if (attemptMs) transportTiming.attemptMs = attemptMs;
+		const burst = INITIAL_IN_FLIGHT;
+		// At Concurrency = the first burst the limit cannot grow before the cut: the burst is exactly `burst` reads.
+		// The reads after it are held until half as many pile up.
+		front = await startRecordingFront(fx.server.url, {
+			latencyMs: LATENCY_MS,
+			refuse: (index) => (index < burst ? refusal : undefined),
+			gate: { from: burst, until: burst / 2, giveUpMs: 10_000 },
+		});
+		const result = await get(front.url, 24, { batching: { concurrency: burst } });
+		const { requests } = front;
+		expect(result.error).toBeUndefined();
+		expect(requests[burst - 1].inFlightAtArrival).toBe(burst);
+		expect(front.gateFilled()).toBe(true);
+		// Half the burst in flight after the cut, not the burst (no cut) nor fewer (a cut per refusal); a cut
+		// grows back by one per round trip only, so the next round holds no more either.
+		expect(most(range(burst, 2 * burst).map((index) => inFlightAt(requests, burst, index)))).toBe(burst / 2);
+		// Every item read, the refused ones again.
+		expect(requests.length).toBe(24 + burst);
+	});
+
+	test('a Retry-After holds every new read, of items already started too, for that long', async () => {
+		// Concurrency 2: two reads in flight, the other 18 items started and waiting for a slot. The first read
+		// is refused with "Retry-After: 1".
+		front = await startRecordingFront(fx.server.url, {
+			latencyMs: LATENCY_MS,
+			refuse: (index) => (index === 0 ? { status: 429, headers: { 'retry-after': '1' } } : undefined),
+		});
+		const result = await get(front.url, 20, { batching: { concurrency: 2 } });
+		expect(result.error).toBeUndefined();
+		const { requests } = front;
+		expect(requests).toHaveLength(21);
+		// The node heard the 429 no earlier than the hop sent it, so its pause ends no earlier than a second after
+		// that (a busy machine only makes it later). Within that second only reads the node sent before hearing it
+		// arrive: the one beside the refused read, and the next one or two of that slot if a loaded event loop
+		// read their answers first (each needs a 20 ms round trip); without the pause, all 18 other items' reads.
+		const pauseEnd = requests[0].answeredAt + 1000;
+		const duringPause = requests.slice(1).filter((request) => request.receivedAt >= requests[0].answeredAt && request.receivedAt < pauseEnd);
+		expect(duringPause.length).toBeLessThanOrEqual(4);
 	});
 });

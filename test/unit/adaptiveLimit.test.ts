@@ -1,9 +1,12 @@
 /**
- * Version 2's adaptive limit of requests in flight (nodes/shared/adaptiveLimit.ts) on a hand-driven clock: it grows
- * while answers come fast and ok, never past its bound, halves once per burst of 429/503/timeouts, stops growing
- * while answers are slow, and holds new requests for a Retry-After.
+ * Version 2's limit of requests in flight (nodes/shared/adaptiveLimit.ts) on a hand-driven clock: it grows while
+ * answers come ok, never past its bound, halves once per burst of 429/503/timeouts/dropped connections, is not held
+ * by slow answers, and holds new requests for a Retry-After. The slots (InFlightLimit) on a hand-driven sleep: never
+ * more in flight than allowed, waiters let go the moment the limit grows, none during a pause, none once cancelled.
  */
-import { AdaptiveLimit, DEFAULT_MAX_IN_FLIGHT, INITIAL_IN_FLIGHT, MAX_PAUSE_MS } from '../../nodes/shared/adaptiveLimit';
+import { AdaptiveLimit, DEFAULT_MAX_IN_FLIGHT, INITIAL_IN_FLIGHT, InFlightLimit, MAX_ITEMS_AT_ONCE, MAX_PAUSE_MS } from '../../nodes/shared/adaptiveLimit';
+import { overlapped } from '../../nodes/JobExecution/actions/router';
+import type { PaceTicket } from '../../nodes/shared/adaptiveLimit';
 
 /** A limit on a clock the test moves, and a round trip: send what is allowed, answer all after `ms`. */
 function harness(max: number) {
@@ -19,23 +22,24 @@ function harness(max: number) {
 }
 
 describe('AdaptiveLimit', () => {
-	test('starts at INITIAL_IN_FLIGHT, doubles per fast round trip, and stops exactly at its bound', () => {
+	test('starts at INITIAL_IN_FLIGHT, doubles per ok round trip, and stops exactly at its bound', () => {
 		const { limit, roundTrip } = harness(DEFAULT_MAX_IN_FLIGHT);
 		expect(limit.allowed()).toBe(INITIAL_IN_FLIGHT);
 		const sizes = Array.from({ length: 6 }, () => roundTrip(20));
-		expect(sizes.slice(0, 4)).toEqual([4, 8, 16, 32]);
-		expect(limit.allowed()).toBe(DEFAULT_MAX_IN_FLIGHT);
+		expect(sizes.slice(0, 4)).toEqual([6, 12, 24, 48]);
+		expect(sizes.slice(4)).toEqual([DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_IN_FLIGHT]);
 		for (let i = 0; i < 1000; i++) roundTrip(20);
 		expect(limit.allowed()).toBe(DEFAULT_MAX_IN_FLIGHT);
 	});
 
-	test('a bound of 1 is one at a time whatever the answers', () => {
+	test('a bound below the start is the first burst; a bound of 1 is one at a time whatever the answers', () => {
+		expect(harness(3).limit.allowed()).toBe(3);
 		const { limit, roundTrip } = harness(1);
 		for (let i = 0; i < 50; i++) expect(roundTrip(5)).toBe(1);
 		expect(limit.allowed()).toBe(1);
 	});
 
-	test('a burst of 429s halves the limit once, and answers to requests sent before the cut do not grow it back', () => {
+	test('a burst of refusals halves the limit once, and answers to requests sent before the cut do not grow it back', () => {
 		const { limit, roundTrip, advance } = harness(40);
 		for (let i = 0; i < 5; i++) roundTrip(20);
 		expect(limit.allowed()).toBe(40);
@@ -58,19 +62,12 @@ describe('AdaptiveLimit', () => {
 		expect(limit.allowed()).toBe(1);
 	});
 
-	test('answers slower than twice the fastest plus 10 ms stop its growth (and end slow start) without cutting it', () => {
+	test('a slow answer does not hold the limit: answers 100× slower than the first still grow it', () => {
 		const { limit, roundTrip } = harness(DEFAULT_MAX_IN_FLIGHT);
-		roundTrip(20);
-		expect(limit.allowed()).toBe(8);
-		// 50 ms = 2 × 20 + 10: still fast, slow start doubles.
-		roundTrip(50);
-		expect(limit.allowed()).toBe(16);
-		for (let i = 0; i < 10; i++) roundTrip(51);
-		expect(limit.allowed()).toBe(16);
-		// Fast again: one more per round trip, not double.
-		roundTrip(20);
-		roundTrip(20);
-		expect(limit.allowed()).toBe(17);
+		roundTrip(5);
+		expect(limit.allowed()).toBe(2 * INITIAL_IN_FLIGHT);
+		roundTrip(500);
+		expect(limit.allowed()).toBe(4 * INITIAL_IN_FLIGHT);
 	});
 
 	test('a Retry-After holds new requests that long; one past MAX_PAUSE_MS holds nothing (the call fails saying when)', () => {
@@ -92,5 +89,160 @@ describe('AdaptiveLimit', () => {
 		const { limit } = harness(10);
 		for (let i = 0; i < 20; i++) limit.answered(limit.sent(), 'neutral');
 		expect(limit.allowed()).toBe(INITIAL_IN_FLIGHT);
+	});
+});
+
+/** Slots on a clock and a sleep the test drives: `wake()` ends the pending sleep. */
+function slotsHarness(max: number, cancel?: AbortSignal) {
+	let now = 0;
+	let wake: (() => void) | undefined;
+	const sleeps: number[] = [];
+	const slots = new InFlightLimit(new AdaptiveLimit(max, () => now), cancel, async (ms) => {
+		sleeps.push(ms);
+		await new Promise<void>((resolve) => (wake = resolve));
+	});
+	const granted: Array<PaceTicket | undefined> = [];
+	const ask = (count: number) => {
+		for (let i = 0; i < count; i++) void slots.slot().then((ticket) => granted.push(ticket));
+	};
+	const settle = async () => {
+		for (let i = 0; i < 10; i++) await Promise.resolve();
+	};
+	return { slots, granted, ask, settle, sleeps, advance: (ms: number) => (now += ms), wake: () => wake?.() };
+}
+
+describe('InFlightLimit (the slots)', () => {
+	test('grants exactly the limit, never one more, and the next waiters the moment the limit grows', async () => {
+		const { slots, granted, ask, settle } = slotsHarness(DEFAULT_MAX_IN_FLIGHT);
+		ask(100);
+		await settle();
+		expect(granted).toHaveLength(INITIAL_IN_FLIGHT);
+		expect(slots.running()).toBe(INITIAL_IN_FLIGHT);
+		expect(slots.waiting()).toBe(100 - INITIAL_IN_FLIGHT);
+		// One ok answer: one slot freed and the limit one higher, so two waiters go.
+		slots.answered(granted[0] as PaceTicket, 'ok');
+		await settle();
+		expect(granted).toHaveLength(INITIAL_IN_FLIGHT + 2);
+		expect(slots.running()).toBe(INITIAL_IN_FLIGHT + 1);
+		// Answer every ticket as it is granted: the slots fill to the bound and stay there.
+		for (let answered = 1; answered < granted.length && granted.length < 100; answered++) {
+			slots.answered(granted[answered] as PaceTicket, 'ok');
+			await settle();
+			expect(slots.running()).toBeLessThanOrEqual(DEFAULT_MAX_IN_FLIGHT);
+		}
+		expect(slots.running()).toBe(DEFAULT_MAX_IN_FLIGHT);
+	});
+
+	test('a busy answer halves the slots: no waiter goes until fewer than half are in flight', async () => {
+		const { slots, granted, ask, settle } = slotsHarness(8);
+		ask(20);
+		await settle();
+		expect(granted).toHaveLength(INITIAL_IN_FLIGHT);
+		slots.answered(granted[0] as PaceTicket, 'busy');
+		await settle();
+		// 5 in flight, 3 allowed: nothing goes while 3 or more are in flight, then one per answer.
+		expect(granted).toHaveLength(INITIAL_IN_FLIGHT);
+		slots.answered(granted[1] as PaceTicket, 'ok');
+		slots.answered(granted[2] as PaceTicket, 'ok');
+		await settle();
+		expect(granted).toHaveLength(INITIAL_IN_FLIGHT);
+		slots.answered(granted[3] as PaceTicket, 'ok');
+		await settle();
+		expect(granted).toHaveLength(INITIAL_IN_FLIGHT + 1);
+		expect(slots.running()).toBe(3);
+	});
+
+	test('a Retry-After holds every waiter and every new request until it has passed, with one sleep', async () => {
+		const { slots, granted, ask, settle, sleeps, advance, wake } = slotsHarness(10);
+		ask(INITIAL_IN_FLIGHT + 4);
+		await settle();
+		slots.answered(granted[0] as PaceTicket, 'busy', 1500);
+		ask(2);
+		await settle();
+		expect(granted).toHaveLength(INITIAL_IN_FLIGHT);
+		expect(sleeps).toEqual([1500]);
+		// A sleep that ends a little early sleeps the rest; nothing goes before the pause has passed.
+		advance(1499);
+		wake();
+		await settle();
+		expect(granted).toHaveLength(INITIAL_IN_FLIGHT);
+		expect(sleeps).toEqual([1500, 1]);
+		advance(1);
+		wake();
+		await settle();
+		// Halved to 3, 5 in flight: still none. Three answers free room for one.
+		for (const ticket of granted.slice(1, 4)) slots.answered(ticket as PaceTicket, 'ok');
+		await settle();
+		expect(granted).toHaveLength(INITIAL_IN_FLIGHT + 1);
+	});
+
+	test('a cancelled execution lets every waiter go without a slot, and grants none after', async () => {
+		const cancel = new AbortController();
+		const { slots, granted, ask, settle } = slotsHarness(10, cancel.signal);
+		ask(INITIAL_IN_FLIGHT + 3);
+		await settle();
+		cancel.abort();
+		await settle();
+		expect(granted.slice(INITIAL_IN_FLIGHT)).toEqual([undefined, undefined, undefined]);
+		expect(await slots.slot()).toBeUndefined();
+		expect(slots.running()).toBe(INITIAL_IN_FLIGHT);
+	});
+});
+
+describe("version 2's item loop (router.ts overlapped)", () => {
+	/** Items that each send one request, then wait for their job until the test ends them. */
+	function waitingItems(slots: InFlightLimit) {
+		const started: number[] = [];
+		const jobEnds: Array<() => void> = [];
+		const run = async (itemIndex: number) => {
+			started.push(itemIndex);
+			const ticket = await slots.slot();
+			if (ticket) slots.answered(ticket, 'ok');
+			await new Promise<void>((resolve) => jobEnds.push(resolve));
+		};
+		return { started, jobEnds, run };
+	}
+	const turns = async (count: number) => {
+		for (let i = 0; i < count; i++) await new Promise((resolve) => setImmediate(resolve));
+	};
+
+	test(`starts exactly MAX_ITEMS_AT_ONCE (${MAX_ITEMS_AT_ONCE}) waiting items, in order, and the next one when one ends`, async () => {
+		const slots = new InFlightLimit(new AdaptiveLimit(DEFAULT_MAX_IN_FLIGHT));
+		const { started, jobEnds, run } = waitingItems(slots);
+		const done = overlapped(slots)(MAX_ITEMS_AT_ONCE + 2, () => false, run);
+		await turns(20);
+		// Every item sent its request and now waits for its job holding no slot; one more would pass the cap.
+		expect(started).toEqual(Array.from({ length: MAX_ITEMS_AT_ONCE }, (_, n) => n));
+		expect(slots.running()).toBe(0);
+		jobEnds[0]();
+		await turns(5);
+		expect(started).toHaveLength(MAX_ITEMS_AT_ONCE + 1);
+		for (const end of jobEnds.slice(1)) end();
+		await turns(5);
+		for (const end of jobEnds.slice(MAX_ITEMS_AT_ONCE)) end();
+		await done;
+		expect(started).toHaveLength(MAX_ITEMS_AT_ONCE + 2);
+	});
+
+	test('no more items start than can wait for a slot: while the requests in flight are held, at most twice the limit have started', async () => {
+		const slots = new InFlightLimit(new AdaptiveLimit(DEFAULT_MAX_IN_FLIGHT));
+		const started: number[] = [];
+		const tickets: PaceTicket[] = [];
+		const run = async (itemIndex: number) => {
+			started.push(itemIndex);
+			const ticket = await slots.slot();
+			if (ticket) tickets.push(ticket);
+		};
+		const done = overlapped(slots)(100, () => false, run);
+		await turns(20);
+		expect(slots.running()).toBe(INITIAL_IN_FLIGHT);
+		expect(slots.waiting()).toBe(INITIAL_IN_FLIGHT);
+		expect(started).toHaveLength(2 * INITIAL_IN_FLIGHT);
+		while (tickets.length > 0) {
+			slots.answered(tickets.shift() as PaceTicket, 'ok');
+			await turns(3);
+		}
+		await done;
+		expect(started).toHaveLength(100);
 	});
 });

@@ -12,7 +12,7 @@ import {
 	MAX_STATE_BYTES,
 	MAX_STATUS_LENGTH,
 } from '../../nodes/JobExecutionTrigger/jobStatusTracker';
-import { DEFAULT_MAX_IN_FLIGHT, INITIAL_IN_FLIGHT, MAX_PAUSE_MS } from '../../nodes/shared/adaptiveLimit';
+import { DEFAULT_MAX_IN_FLIGHT, INITIAL_IN_FLIGHT, MAX_ITEMS_AT_ONCE, MAX_PAUSE_MS } from '../../nodes/shared/adaptiveLimit';
 import { MAX_PARSED_LOG_CHARS } from '../../nodes/shared/logParser';
 import {
 	MAX_ANSWER_DEPTH,
@@ -55,8 +55,9 @@ function table(): string {
 		['One attempt of a call', `${transportTiming.attemptMs / 1000} s`, 'whatever the service does (drips, silence, headers only)'],
 		['One call with its retries, and one trigger poll', `${transportTiming.callMs / 1000} s`, 'a Wait for Completion ends by its Timeout'],
 		['A `Retry-After` the nodes wait for', `${MAX_RETRY_AFTER_MS / 3_600_000} h`, "honoured within the call's time, or the call fails at once saying when; the trigger's poll that met it fails saying until when (seen in the executions list), and later polls until then send nothing"],
-		['Requests in flight of one version 2 action node at its defaults (Get, Submit, Wait for Completion)', `${count(DEFAULT_MAX_IN_FLIGHT)} (Concurrency sets 1–100)`, `starts at ${INITIAL_IN_FLIGHT}, grows while answers are fast and ok, halves on a 429, a 503 or a timeout; version 1: one at a time`],
-		['A `Retry-After` that stops new items of a version 2 node from starting', `${MAX_PAUSE_MS / 1000} s`, 'longer: the items start, and each refused call fails at once saying when'],
+		['Requests in flight of one version 2 action node at its defaults (Get, Submit, Wait for Completion)', `${count(DEFAULT_MAX_IN_FLIGHT)} (Concurrency sets 1–100)`, `starts at ${INITIAL_IN_FLIGHT}, grows while answers are ok (a slow answer holds nothing), halves on a 429, a 503, a timeout or a dropped connection; an item waiting for its job between reads holds none; version 1: one at a time`],
+		['Items of one version 2 action node started and not yet ended', count(MAX_ITEMS_AT_ONCE), 'the next item starts when one ends'],
+		['A `Retry-After` that holds every new request of a version 2 node', `${MAX_PAUSE_MS / 1000} s`, 'longer: nothing is held, and each refused call fails at once saying when'],
 		['The trigger\'s stored state', size(MAX_STATE_BYTES), 'statuses cut, long ids hashed, the oldest-seen entries forgotten first'],
 		['A status the trigger stores', `${MAX_STATUS_LENGTH} characters`, 'cut'],
 		['Unfinished jobs the trigger tracks', count(MAX_OPEN_JOBS), 'the least recently seen are forgotten'],

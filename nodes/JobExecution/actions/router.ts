@@ -1,9 +1,9 @@
-import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import type { CredentialType, ResolvedConnection } from '../../shared/transport';
 import { DeadlineClock, getConnection } from '../../shared/transport';
-import { AdaptiveLimit } from '../../shared/adaptiveLimit';
+import { AdaptiveLimit, InFlightLimit, MAX_ITEMS_AT_ONCE } from '../../shared/adaptiveLimit';
 import { nodeVersion } from '../../shared/nodeVersion';
 import { settle } from '../../shared/settle';
 import type { Settled } from '../../shared/settle';
@@ -30,8 +30,8 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	}
 	const credentialType = this.getNodeParameter('authentication', 0) as CredentialType;
 	const concurrency = operation.concurrency?.(this) ?? 1;
-	// Version 2 adapts how many items run at once below that bound; version 1 runs exactly that many.
-	const pace = nodeVersion(this) >= 2 && concurrency > 1 ? new AdaptiveLimit(concurrency) : undefined;
+	// Version 2 adapts how many requests are in flight below that bound; version 1 runs exactly that many items.
+	const pace = nodeVersion(this) >= 2 && concurrency > 1 ? new InFlightLimit(new AdaptiveLimit(concurrency), this.getExecutionCancelSignal()) : undefined;
 	const continueOnFail = this.continueOnFail();
 	// Resolved once, on the first item that needs it; a bad credential then fails each item the same way.
 	let connection: Promise<ResolvedConnection> | undefined;
@@ -39,7 +39,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const outcomes: Array<Settled<OperationOutput>> = [];
 	let failed = false;
 	const stop = () => failed && !continueOnFail;
-	const schedule = pace ? paced(this, pace) : inItemOrder(concurrency);
+	const schedule = pace ? overlapped(pace) : inItemOrder(concurrency);
 	// One clock ends every attempt of the run at its deadline (a timer per attempt cost more than the request's checks).
 	const clock = new DeadlineClock();
 	await schedule(items.length, stop, async (itemIndex) => {
@@ -71,7 +71,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
  * Runs `run(0 … count-1)`, starting items in index order, and starts no more once `stop()` says so (the ones
  * already running finish: a submitted job cannot be taken back). `run` never rejects.
  */
-type Schedule = (count: number, stop: () => boolean, run: (itemIndex: number) => Promise<void>) => Promise<void>;
+export type Schedule = (count: number, stop: () => boolean, run: (itemIndex: number) => Promise<void>) => Promise<void>;
 
 /** Version 1: at most `limit` items running at once, a new one as soon as one ends. */
 function inItemOrder(limit: number): Schedule {
@@ -84,31 +84,28 @@ function inItemOrder(limit: number): Schedule {
 	};
 }
 
-/** Version 2: as many running as the adaptive limit allows now, none started while a Retry-After lasts. */
-function paced(context: IExecuteFunctions, limit: AdaptiveLimit): Schedule {
+/**
+ * Version 2: items start in order, freely, while fewer than MAX_ITEMS_AT_ONCE have started and not ended and fewer
+ * requests wait for a slot than the limit lets fly (a longer queue would only hold memory): the limit governs the
+ * requests (adaptiveLimit.ts), so an item waiting for its job between reads holds no slot and stops no other item.
+ * The next item starts on the next cue: a request asked for a slot, got one or ended, or an item ended.
+ */
+export function overlapped(slots: InFlightLimit): Schedule {
 	return async (count, stop, run) => {
 		let running = 0;
-		// One waiter for "an item ended" (a race over every running item would cost a reaction per item in flight).
-		let ended: (() => void) | undefined;
 		const all: Array<Promise<void>> = [];
-		const cancel = context.getExecutionCancelSignal();
 		for (let next = 0; next < count && !stop(); ) {
-			// A cancelled execution ends the pause; the items then fail at once on the cancelled signal.
-			const pause = cancel?.aborted ? 0 : limit.pauseLeft();
-			if (pause > 0) {
-				await sleep(pause, cancel).catch(() => undefined);
-			} else if (running >= limit.allowed()) {
-				await new Promise<void>((resolve) => (ended = resolve));
-			} else {
+			const cue = slots.nextChange();
+			if (running < MAX_ITEMS_AT_ONCE && slots.waiting() < slots.limit.allowed()) {
 				running++;
 				all.push(
 					run(next++).finally(() => {
 						running--;
-						ended?.();
-						ended = undefined;
+						slots.changed();
 					}),
 				);
 			}
+			await cue;
 		}
 		await Promise.all(all);
 	};

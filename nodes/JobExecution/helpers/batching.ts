@@ -15,7 +15,7 @@ const CONCURRENCY_FIELDS = {
 		typeOptions: { minValue: 1, maxValue: 20, numberPrecision: 0 },
 		default: 1,
 	},
-	// Version 2: side by side, adaptively, at most this many (adaptiveLimit.ts).
+	// Version 2: at most this many requests in flight, adaptively (adaptiveLimit.ts).
 	2: {
 		displayName: 'Concurrency',
 		name: 'concurrency',
@@ -48,14 +48,15 @@ export function batchingFields(what: string): INodeProperties[] {
 		field(1, `How many items ${what} at the same time. Output order always follows the input.`),
 		field(
 			2,
-			`The most items that ${what} at the same time (default ${DEFAULT_MAX_IN_FLIGHT}). The node starts with ${INITIAL_IN_FLIGHT}, sends more while the service answers fast, fewer when it answers 429 or 503, times out or slows down, and waits as long as its Retry-After asks. 1 sends one at a time, in item order. Output order always follows the input.`,
+			`The most requests in flight at the same time while items ${what} (default ${DEFAULT_MAX_IN_FLIGHT}); an item waiting for its job between reads holds none. The node starts with ${INITIAL_IN_FLIGHT}, sends more while the service answers, half as many after a 429, a 503, a timeout or a dropped connection, and none while a Retry-After lasts. 1 sends one at a time, in item order. Output order always follows the input.`,
 		),
 	];
 }
 
 /**
- * How many items run at once at most (the router asks each operation): the node-wide Batching → Concurrency,
- * refused before anything is sent when it is not a whole number in range. Version 2 adapts below it.
+ * The node-wide Batching → Concurrency (the router asks each operation): version 1 runs that many items at once,
+ * version 2 keeps at most that many requests in flight. Refused before anything is sent when it is not a whole
+ * number in range.
  */
 export function readConcurrency(context: IExecuteFunctions): number {
 	const limits = concurrencyOf(nodeVersion(context));

@@ -91,7 +91,8 @@ function retryAfterTooLate(context: IExecuteFunctions, jobId: string, waitMs: nu
  * Polls one job until it ends and returns its final status (whatever the outcome: see checkJobOutcome): at most one
  * read per interval (each read is one attempt: the transport does not retry inside the loop), transient failures
  * back off and are retried until the timeout, a Retry-After is honoured, and the wait ends as soon as the execution
- * is cancelled. The Timeout bounds the whole wait, the read in flight included.
+ * is cancelled. The Timeout bounds the whole wait, the read in flight included. In version 2 each read asks the
+ * execution's limit for a slot (transport, adaptiveLimit.ts): the sleep between reads holds none.
  */
 export async function waitForJob(
 	this: IExecuteFunctions,

@@ -229,15 +229,23 @@ async function attemptOnce(context: ApiContext, connection: ResolvedConnection, 
 	});
 }
 
-/** An attempt whose outcome the connection's pace (if any) hears of. */
-async function pacedAttempt(context: ApiContext, connection: ResolvedConnection, call: ApiCall, limitMs: number, clock: DeadlineClock): Promise<Attempt> {
+/** An attempt sent when the connection's pace (if any) gives it a slot, and whose outcome the pace hears of. */
+async function pacedAttempt(context: ApiContext, connection: ResolvedConnection, call: ApiCall, limitMs: number, clock: DeadlineClock, endAt?: number): Promise<Attempt> {
 	const pace = connection.pace;
 	if (!pace) return await attemptOnce(context, connection, call, limitMs, clock);
-	const ticket = pace.sent();
-	const outcome = await attemptOnce(context, connection, call, limitMs, clock);
-	const failure = outcome.failure;
-	pace.answered(ticket, answerSignal(failure), failure?.kind === 'status' ? failure.retryAfterMs : undefined);
-	return outcome;
+	const ticket = await pace.slot();
+	if (!ticket) return { failure: { kind: 'network', code: 'ABORTED', detail: '' } };
+	// Waiting for a slot is n8n's own queueing: it takes nothing from the attempt, only from an end the caller set.
+	const limit = endAt === undefined ? limitMs : Math.min(limitMs, endAt - Date.now());
+	let heard: Parameters<RequestPace['answered']> = [ticket, 'neutral'];
+	try {
+		const outcome = limit > 0 ? await attemptOnce(context, connection, call, limit, clock) : LATE;
+		const failure = outcome.failure;
+		if (limit > 0) heard = [ticket, answerSignal(failure), failure?.kind === 'status' ? failure.retryAfterMs : undefined];
+		return outcome;
+	} finally {
+		pace.answered(...heard);
+	}
 }
 
 /** Codes of a connection the service dropped or let stall: a sign of load, like a 503. */
@@ -344,7 +352,7 @@ async function withRetries(context: ApiContext, connection: ResolvedConnection, 
 	const deadline = Math.min(options.deadline ?? Infinity, Date.now() + transportTiming.callMs);
 	for (let attempt = 0; ; attempt++) {
 		const left = deadline - Date.now();
-		const outcome = left > 0 ? await pacedAttempt(context, connection, call, Math.min(left, transportTiming.attemptMs), clock) : LATE;
+		const outcome = left > 0 ? await pacedAttempt(context, connection, call, Math.min(left, transportTiming.attemptMs), clock, options.deadline) : LATE;
 		if (outcome.response) return outcome.response;
 		// A deadline failure reports the time spent since the bound began (this call, or the poll it is part of).
 		const failure: Failure =
