@@ -98,6 +98,8 @@ export class ListBuilder {
 	private token: string | null = null;
 	private readonly cuts = new Map<Record<string, unknown>, string[]>();
 	private readonly rawKeep: number;
+	/** Characters past the cut still redacted with what is kept, so a key cut at the edge is still found whole. */
+	private readonly edge: number;
 	private readonly clean: (text: string) => string;
 	problem: Problem | null = null;
 
@@ -105,9 +107,11 @@ export class ListBuilder {
 	constructor(secrets: readonly string[]) {
 		this.clean = redactor(secrets);
 		const longest = secrets.reduce((max, form) => Math.max(max, form.length), 0);
-		// An escape (`\u0041`) takes up to 6 raw characters for one: one string is kept raw up to 6 times its cap while
-		// it is read (only the open string is raw; what it decodes to is what stays).
-		this.rawKeep = 6 * (MAX_LIST_FIELD_CHARS + longest);
+		// A form of a key hidden in escapes (`\u0041`) spans up to 6 characters for each of its own.
+		this.edge = 6 * longest;
+		// An escape takes up to 6 raw characters for one: one string is kept raw up to 6 times what is decoded of it
+		// while it is read (only the open string is raw; what it decodes to is what stays).
+		this.rawKeep = 6 * (MAX_LIST_FIELD_CHARS + this.edge);
 	}
 
 	/** Reads one piece of text; false once the answer is beyond a bound or not JSON (see `problem`). */
@@ -269,7 +273,9 @@ export class ListBuilder {
 		this.open = null;
 		let value = JSON.parse(`"${open.pieces.join('')}"`) as string;
 		if (open.length > MAX_LIST_FIELD_CHARS) {
-			value = this.clean(value).slice(0, MAX_LIST_FIELD_CHARS) + cutMarker(open.length - MAX_LIST_FIELD_CHARS);
+			// Cut before redacting: only what is kept, and the edge past it, is read for keys (linear in what is kept).
+			const kept = this.clean(value.slice(0, MAX_LIST_FIELD_CHARS + this.edge)).slice(0, MAX_LIST_FIELD_CHARS);
+			value = kept + cutMarker(open.length - MAX_LIST_FIELD_CHARS);
 			this.noteCut(open.isKey ? value : undefined);
 		}
 		this.kept += value.length;
