@@ -62,7 +62,7 @@ export async function measureWorkBounds(): Promise<Figure[]> {
 			const built = row.build();
 			// Before, then after, on the same bytes: the two figures of a row come from the same minutes of the machine.
 			const old = beforeRoot ? await runWorkRow(row, built, { root: beforeRoot }) : undefined;
-			const now = await runWorkRow(row, built);
+			const now = await runWorkRow(row, built, { root: repositoryRoot() });
 			const ok = now.code === 0 && now.error === undefined && now.asked === 1 && (now.maxCpuBlockMs ?? Infinity) <= BLOCK_GOAL_MS;
 			figures.push({
 				id: `11${row.id}`,
