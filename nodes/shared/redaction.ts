@@ -214,7 +214,7 @@ function compile(forms: readonly string[], prescan: boolean): Compiled {
 	const every = search(tokens, forms.flatMap(embeddedForms), prescan);
 	const hex = search([], forms.map(hexOf).filter((form) => form.length >= MIN_ENCODED_LENGTH), prescan);
 	const numbers = forms.filter((form) => /^[1-9][0-9]*$/.test(form)).map(Number);
-	return { every, hex, plusIsSpace, numbers, reach: Math.max(every?.longest ?? 0, (hex?.longest ?? 0) * 2) * VIEW_SPAN + 2 };
+	return { every, hex, plusIsSpace, numbers, reach: Math.max(every?.longest ?? 0, (hex?.longest ?? 0) * 2) * VIEW_SPAN + DUMP_LINE_TAIL + 2 };
 }
 
 /** Characters searched in one slice at least (more when a form's reach needs it). */
@@ -225,6 +225,16 @@ const SLICE_CONTEXT = 64;
 /** The slices' length for these forms: four times the overlap at least, so the overlap stays a small share. */
 function sliceChars(compiled: Compiled): number {
 	return Math.max(SLICE_CHARS, 4 * compiled.reach);
+}
+
+/** Characters after a key's hex up to the end of its line hidden with it: a dump's ASCII column shows the same bytes. */
+const DUMP_LINE_TAIL = 80;
+
+/** The end of the line holding `at` when it is near (a dump's ASCII column), else `at`. */
+function lineEnd(text: string, at: number): number {
+	const end = text.slice(at, at + DUMP_LINE_TAIL + 1).search(/[\r\n]/);
+	if (end !== -1) return at + end;
+	return text.length - at <= DUMP_LINE_TAIL ? text.length : at;
 }
 
 /**
@@ -246,7 +256,9 @@ function slice(text: string, limit: number, compiled: Compiled, from: number, to
 	const hex = compiled.hex ? hexView(piece) : undefined;
 	if (hex && compiled.hex) {
 		work += hex.text.length;
-		rangesIn(hex, compiled.hex, start, found);
+		const dumped: Range[] = [];
+		rangesIn(hex, compiled.hex, start, dumped);
+		for (const range of dumped) found.push([range[0], lineEnd(piece, range[1] - start) + start]);
 	}
 	return { ranges: found.filter(([at]) => at >= from && at < to), work };
 }

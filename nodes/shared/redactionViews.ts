@@ -280,6 +280,12 @@ function groupEnd(text: string, at: number): number {
 	return length > 0 && length % 2 === 0 && !isAlphanumeric(text.charCodeAt(end)) ? end : -1;
 }
 
+/** Where a line's bytes start: past its offset column, if it has one. */
+function lineStartPastOffset(text: string, lineStart: number): number {
+	const offset = OFFSET.exec(text.slice(lineStart, lineStart + 32));
+	return lineStart + (offset ? offset[0].length : 0);
+}
+
 /** Where each line's bytes start, for the joints of a dump over lines: the line break after a point, then past its offset. */
 class Lines {
 	private breakAt = -2;
@@ -293,9 +299,7 @@ class Lines {
 		if (this.breakAt !== -1 && this.breakAt < at) this.breakAt = this.text.indexOf('\n', at);
 		if (this.breakAt === -1 || this.breakAt - at > MAX_LINE_TAIL) return -1;
 		if (this.joinedAt !== this.breakAt) {
-			const lineStart = this.breakAt + 1;
-			const offset = OFFSET.exec(this.text.slice(lineStart, lineStart + 32));
-			const next = lineStart + (offset ? offset[0].length : 0);
+			const next = lineStartPastOffset(this.text, this.breakAt + 1);
 			this.joinedAt = this.breakAt;
 			this.joined = groupEnd(this.text, next) !== -1 ? next : -1;
 		}
@@ -303,11 +307,17 @@ class Lines {
 	}
 }
 
-/** Where the next group of the same dump starts after a group ending at `at`: past separators, or past the line's tail and the next line's offset; -1 if none. */
-function nextGroup(text: string, at: number, lines: Lines): number {
+/**
+ * Where the next group of the same dump starts after a group of `length` digits ending at `at`: past separators, or
+ * past the line's tail and the next line's offset; -1 if none.
+ */
+function nextGroup(text: string, at: number, length: number, lines: Lines): number {
 	let after = at;
 	while (after < text.length && after - at < MAX_SEPARATORS && HEX_SEPARATOR.test(text[after])) after++;
-	if (after > at && groupEnd(text, after) !== -1) return after;
+	const end = after > at ? groupEnd(text, after) : -1;
+	// Past a two-space gap only a byte after a byte (hexdump -C's halves) or anything after an offset column, not
+	// an ASCII column's `B1~` or `6dD5+` (xxd's).
+	if (end !== -1 && (text.slice(at, after) !== '  ' || (length === 2 && end - after === 2) || length > 4)) return after;
 	return lines.nextLine(at);
 }
 
@@ -329,6 +339,8 @@ export function hexView(text: string): View | undefined {
 		}
 	};
 	for (let at = 0; at < text.length; ) {
+		// A dump's first line: its offset is no byte (later lines' offsets are skipped at their line joint).
+		if (at === 0 && codes.length === 0) at = lineStartPastOffset(text, 0);
 		const end = hexDigit(text.charCodeAt(at)) >= 0 ? groupEnd(text, at) : -1;
 		if (end === -1) {
 			mark(at);
@@ -339,7 +351,7 @@ export function hexView(text: string): View | undefined {
 			positions[codes.length] = index;
 			codes.push(text.charCodeAt(index) | 32);
 		}
-		const next = nextGroup(text, end, lines);
+		const next = nextGroup(text, end, end - at, lines);
 		if (next === -1) mark(end);
 		else joined = true;
 		at = next === -1 ? end : next;
