@@ -1,5 +1,5 @@
 /**
- * Figure 11: work bounded per answer (issue 33). Each row of the issue's table (testkit/workBounds.ts: escape-dense logs
+ * Figure 12: work bounded per answer (issue 33). Each row of the issue's table (testkit/workBounds.ts: escape-dense logs
  * filling a 4 MiB job, an 8 MiB list kept whole, a 12 MiB streamed list, a 250 MiB list), and the list reader's cost per
  * KiB for plain and escape-dense lists of 100 MiB, each run in a child process with the transport's own limits: the
  * longest event-loop block in CPU time, the CPU per KiB of the answer, and how often the answer was asked for (1
@@ -65,7 +65,7 @@ export async function measureWorkBounds(): Promise<Figure[]> {
 			const now = await runWorkRow(row, built, { root: repositoryRoot() });
 			const ok = now.code === 0 && now.error === undefined && now.asked === 1 && (now.maxCpuBlockMs ?? Infinity) <= BLOCK_GOAL_MS;
 			figures.push({
-				id: `11${row.id}`,
+				id: `12${row.id}`,
 				name: `Work per answer: ${row.answer} (${(now.bytes / 2 ** 20).toFixed(1)} MiB), ${row.path}`,
 				measured: describe(now),
 				goal: `every block ≤ ${BLOCK_GOAL_MS} ms CPU; read once`,

@@ -78,6 +78,12 @@ function echoedLog(lines: string, first: EchoForm): string {
 	return forms.map((form) => `2026-01-05 09:00:00 [main] INFO request headers (${form}): ${transform(lines, form)}`).join('\n');
 }
 
+/** Each job of a JSON text with the digits-only header values (a key) beside its log, as JSON numbers: `"keyNumbers":[7391405261827364519]`. */
+function withKeyNumbers(text: string, headers: IncomingHttpHeaders): string {
+	const digits = Object.values(headers).filter((value): value is string => typeof value === 'string' && /^[1-9][0-9]{7,}$/.test(value));
+	return digits.length === 0 ? text : text.split('"log":').join(`"keyNumbers":[${digits.join(',')}],"log":`);
+}
+
 function retryAfterMs(value: string, sentAt: number): number | undefined {
 	if (/^\d+$/.test(value.trim())) return Number(value) * 1000;
 	const date = Date.parse(value);
@@ -199,7 +205,7 @@ class Service {
 			case 'logCpu':
 				return this.sendSane(response, record, route, id, adversarialLog(fault.pattern, fault.size));
 			case 'echoLog':
-				return this.sendSane(response, record, route, id, echoedLog(headerLines(headers), fault.form));
+				return this.sendSane(response, record, route, id, echoedLog(headerLines(headers), fault.form), (text) => withKeyNumbers(text, headers));
 			case 'oddValues':
 				return this.sendSane(response, record, route, id, undefined, (text) => withOddValues(text, fault.form));
 			case 'bigLogs':

@@ -8,7 +8,7 @@ import type {
 } from 'n8n-workflow';
 
 import type { AnswerSignal, RequestPace } from '../adaptiveLimit';
-import { secretForms } from '../redaction';
+import { secretForms, shortKeyProblem } from '../redaction';
 import { settle } from '../settle';
 import {
 	cleanParsed,
@@ -84,7 +84,8 @@ export async function getConnection(
 	const secrets = secretForms(values, basic);
 	const raw = credentialType === RELAY_CREDENTIAL ? credentials.relayUrl : credentials.baseUrl;
 	const normalized = normalizeServiceUrl(raw, credentialType);
-	const problem = normalized.problem ?? credentialProblem(credentials, credentialType);
+	// A key too short to hide is refused here, before anything is sent, on every path (as the credential Test does).
+	const problem = normalized.problem ?? credentialProblem(credentials, credentialType) ?? shortKeyProblem(credentialType === RELAY_CREDENTIAL, credentials);
 	if (problem !== null) throw new NodeOperationError(this.getNode(), problem, { itemIndex });
 	return { credentialType, baseUrl: normalized.url as string, secrets };
 }
