@@ -18,10 +18,10 @@ import { FUZZ_KNOWN_FAILURES } from './knownFailures';
  * added, since seed n's main class is n modulo their count); seed 0 is a trigger against a service that behaves, and
  * 222 a trigger whose lists hold 100 jobs with real-size logs (realisticSize). The size-bound classes (issue 33) have
  * a seed per bound: 118 a 4 MiB escape-dense job (Wait), 298 an 8 MiB list kept whole (credential test), 28 a 24 MiB
- * streamed list (Job ID list), 239 and 269 a key in a short field of a list over 8 MiB; 269 also has that complete list
- * under the short limits of a dripping service (the class of the old seed 243: a complete list asked for again).
+ * streamed list (Job ID list), 239 a key in a short field of a list over 8 MiB. (The old seed 243, a complete list
+ * asked for again when the node's own work outlasted the attempt's limit, is forced in deadlineMeasuresService.test.ts.)
  */
-const SEEDS = [0, 1, 18, 28, 23, 205, 546, 11, 17, 39, 104, 125, 220, 222, 239, 20, 26, 600, 269, 118, 298];
+const SEEDS = [0, 1, 18, 28, 23, 205, 546, 11, 17, 39, 104, 125, 220, 222, 239, 20, 26, 600, 118, 298];
 
 /** FUZZ_SEED=<n> (or a comma-separated list) runs only those seeds, and prints each one's reproduction. */
 const only = process.env.FUZZ_SEED === undefined ? undefined : process.env.FUZZ_SEED.split(',').map(Number);

@@ -112,6 +112,9 @@ function claimsJson(text: string, contentType: string): boolean {
 
 type Reading = { body: unknown; failure?: undefined } | { body?: undefined; failure: Failure };
 
+/** Answers longer than this give the event loop a turn between their parse and their redaction. */
+const YIELD_AFTER_PARSE_CHARS = 1024 * 1024;
+
 /**
  * A success answer's text, believed only within the bounds (see answer.ts): its JSON shape checked before it is
  * parsed, then every string redacted with the connection's secret forms and cut, as errors are.
@@ -128,6 +131,8 @@ export async function believe(text: string, contentType: string, statusCode: num
 		if (claimsJson(trimmed, contentType)) return { failure: { kind: 'unreadable', statusCode, problem: 'is not valid JSON' } };
 		parsed = text;
 	}
+	// A big answer's parse and its redaction are two stretches of work, with a turn of the event loop between them.
+	if (trimmed.length > YIELD_AFTER_PARSE_CHARS) await sleep(0);
 	return { body: await cleanParsed(parsed, secrets) };
 }
 

@@ -1,6 +1,7 @@
 import { sleep } from 'n8n-workflow';
 
-import { redactor } from '../redaction';
+import { redactionWork, runAll } from '../redaction';
+import type { RedactionWork } from '../redaction';
 import { cutMarker, isByteStream, MAX_ANSWER_DEPTH, MAX_ANSWER_VALUES } from './answer';
 import type { StopNotice } from './deadlineClock';
 
@@ -98,20 +99,17 @@ export class ListBuilder {
 	private token: string | null = null;
 	private readonly cuts = new Map<Record<string, unknown>, string[]>();
 	private readonly rawKeep: number;
-	/** Characters past the cut still redacted with what is kept, so a key cut at the edge is still found whole. */
-	private readonly edge: number;
-	private readonly clean: (text: string) => string;
+	private readonly redaction: RedactionWork;
 	problem: Problem | null = null;
 
 	/** `secrets`: every form of the connection's secrets, redacted from a string before it is cut (no half secret stays). */
 	constructor(secrets: readonly string[]) {
-		this.clean = redactor(secrets);
+		this.redaction = redactionWork(secrets);
 		const longest = secrets.reduce((max, form) => Math.max(max, form.length), 0);
-		// A form of a key hidden in escapes (`\u0041`) spans up to 6 characters for each of its own.
-		this.edge = 6 * longest;
 		// An escape takes up to 6 raw characters for one: one string is kept raw up to 6 times what is decoded of it
-		// while it is read (only the open string is raw; what it decodes to is what stays).
-		this.rawKeep = 6 * (MAX_LIST_FIELD_CHARS + this.edge);
+		// while it is read (only the open string is raw; what it decodes to is what stays), past the cut by an edge in
+		// which a form of a key hidden in escapes (up to 6 characters for each of its own) is still whole.
+		this.rawKeep = 6 * (MAX_LIST_FIELD_CHARS + 6 * longest);
 	}
 
 	/** Reads one piece of text; false once the answer is beyond a bound or not JSON (see `problem`). */
@@ -273,8 +271,8 @@ export class ListBuilder {
 		this.open = null;
 		let value = JSON.parse(`"${open.pieces.join('')}"`) as string;
 		if (open.length > MAX_LIST_FIELD_CHARS) {
-			// Cut before redacting: only what is kept, and the edge past it, is read for keys (linear in what is kept).
-			const kept = this.clean(value.slice(0, MAX_LIST_FIELD_CHARS + this.edge)).slice(0, MAX_LIST_FIELD_CHARS);
+			// Cut before redacting: only what is kept, and the reach of a key past the cut, is searched (redaction.ts).
+			const kept = runAll(this.redaction.steps(value, MAX_LIST_FIELD_CHARS));
 			value = kept + cutMarker(open.length - MAX_LIST_FIELD_CHARS);
 			this.noteCut(open.isKey ? value : undefined);
 		}
