@@ -18,6 +18,7 @@ const JOB = '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
 const TOKEN = 'deadline-token-&<>"\'+/%-4e';
 const credentials = (url: string): CredentialsMap => ({ jobExecutionApi: { baseUrl: url, authType: 'bearerToken', token: TOKEN } });
 const MiB = 1024 * 1024;
+const PLAIN = 'a plain log line of the job ';
 
 const saved = { ...transportTiming, retryDelaysMs: [...transportTiming.retryDelaysMs] };
 beforeAll(() => (transportTiming.retryDelaysMs = [1, 1, 1]));
@@ -80,13 +81,13 @@ async function handServer(
 }
 
 describe("the node's own work never counts against the service", () => {
-	test('a 9 MiB escape-dense list and a 4 MiB job, each read in far more wall time than a 20 ms limit: one request each, read whole', async () => {
-		// Reading either takes the node well over 20 ms of its own CPU; with waiting time held still, only a clock that
-		// counted that work would give the attempt up (and ask again, or call the service slow).
-		Object.assign(transportTiming, { attemptMs: 20, callMs: 40 });
+	test('a 9 MiB list (streamed) and a 1 MiB escape-dense job, each read in far more wall time than a 1 ms limit: one request each, read whole', async () => {
+		// Reading either takes the node well over 1 ms; with waiting time held still, only a clock that counted the
+		// node's own work would give the attempt up (and ask again, or call the service slow).
+		Object.assign(transportTiming, { attemptMs: 1, callMs: 2 });
 		holdWaitingTime();
-		const list = denseListText(9, 9 * MiB, URL_LINES);
-		const job = denseJobText(4 * MiB, URL_LINES);
+		const list = denseListText(9, 9 * MiB, PLAIN);
+		const job = denseJobText(MiB, URL_LINES);
 		const server = await serve((request) => ({ kind: 'raw', text: request.target.startsWith('/api/v1/jobs/') ? job : list }));
 		const many = await runActionNode({ credentials: credentials(server.url), parameters: { resource: 'job', operation: 'getMany', returnAll: true } });
 		expect(many.error).toBeUndefined();
@@ -98,9 +99,9 @@ describe("the node's own work never counts against the service", () => {
 	});
 
 	test("the trigger's poll reads the same list once, under the same held clock", async () => {
-		Object.assign(transportTiming, { attemptMs: 20, callMs: 40 });
+		Object.assign(transportTiming, { attemptMs: 1, callMs: 2 });
 		holdWaitingTime();
-		const list = denseListText(9, 9 * MiB, URL_LINES);
+		const list = denseListText(9, 9 * MiB, PLAIN);
 		const server = await serve((request) => ({ kind: 'raw', text: request.target.includes('filter=history') ? list : '[]' }));
 		const poller = createPoller({ triggerOn: 'anyChange', startFrom: 'existing' }, credentials(server.url));
 		const events = (await poller.poll()) ?? [];

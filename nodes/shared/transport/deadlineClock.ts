@@ -20,6 +20,25 @@ export function loopWaitedMs(): number {
 	return typeof performance.eventLoopUtilization === 'function' ? performance.eventLoopUtilization().idle : Date.now();
 }
 
+/** Waiting time counted at the start of bounds shared by several calls (a trigger poll), by the bound's start. */
+const marks = new Map<number, number>();
+const MAX_MARKS = 256;
+
+/**
+ * The waiting time counted at wall time `startedAt` (epoch ms, just past): taken by the first call of a bound that
+ * asks (as if the loop had waited since `startedAt`), and kept, so every call of one trigger poll counts from the
+ * poll's start, and the node's own work between its calls is not counted either.
+ */
+export function waitedAtStart(startedAt: number, waited: () => number, now = Date.now()): number {
+	let mark = marks.get(startedAt);
+	if (mark === undefined) {
+		mark = waited() - Math.max(0, now - startedAt);
+		marks.set(startedAt, mark);
+		if (marks.size > MAX_MARKS) marks.delete(marks.keys().next().value as number);
+	}
+	return mark;
+}
+
 /** The reason every late attempt aborts its signal with: abort() without one builds a DOMException and its stack. */
 const ATTEMPT_OVER = new Error('the attempt is over');
 

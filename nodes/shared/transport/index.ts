@@ -20,7 +20,7 @@ import {
 	sizeInWords,
 } from './answer';
 import type { ReadOutcome } from './answer';
-import { AttemptStop, DeadlineClock } from './deadlineClock';
+import { AttemptStop, DeadlineClock, waitedAtStart as waitedAtStartOf } from './deadlineClock';
 import type { StopNotice } from './deadlineClock';
 import { readListAnswer } from './listReader';
 import type { Failure } from './errors';
@@ -356,9 +356,11 @@ export async function apiRequest(
 
 async function withRetries(context: ApiContext, connection: ResolvedConnection, call: ApiCall, options: ApiRequestOptions, clock: DeadlineClock): Promise<ApiResponse> {
 	const started = options.startedAt ?? Date.now();
-	// The call's limit counts waiting time, as each attempt's does: the node's own work never uses it up.
-	const budget = Math.min((options.deadline ?? Infinity) - Date.now(), transportTiming.callMs);
-	const waitedAtStart = clock.waited();
+	// The call's limit counts waiting time, as each attempt's does: the node's own work never uses it up. A bound that
+	// began before the call (a trigger poll, by its startedAt) counts from its start, the node's work between calls left out.
+	const shared = options.startedAt !== undefined && options.deadline !== undefined;
+	const budget = shared ? Math.min((options.deadline as number) - started, transportTiming.callMs) : Math.min((options.deadline ?? Infinity) - Date.now(), transportTiming.callMs);
+	const waitedAtStart = shared ? waitedAtStartOf(started, clock.waited) : clock.waited();
 	for (let attempt = 0; ; attempt++) {
 		const left = budget - (clock.waited() - waitedAtStart);
 		const outcome = left > 0 ? await pacedAttempt(context, connection, call, Math.min(left, transportTiming.attemptMs), clock) : LATE;
