@@ -152,8 +152,7 @@ const PRESCAN_FROM_CHARS = 1024;
  * pattern (flag i without u) can match nothing but ASCII case variants of a form, which upper-case to the form's
  * upper case, so "none here" means the pattern matches nothing and the text can be returned as it is.
  */
-function holdsNone(text: string, upperForms: readonly string[]): boolean {
-	const upper = text.toUpperCase();
+function holdsNone(upper: string, upperForms: readonly string[]): boolean {
 	for (const form of upperForms) if (upper.includes(form)) return false;
 	return true;
 }
@@ -161,10 +160,10 @@ function holdsNone(text: string, upperForms: readonly string[]): boolean {
 type Range = [number, number];
 
 /** The ranges of the view's text, mapped back (and shifted by `offset`), where the search finds a form. */
-function rangesIn(view: View, found: Search, offset: number, ranges: Range[]): void {
+function rangesIn(view: View, found: Search, offset: number, ranges: Range[], upper?: string): void {
 	const text = view.text;
 	if (text.length < found.shortest) return;
-	if (found.upper && text.length >= PRESCAN_FROM_CHARS && holdsNone(text, found.upper)) return;
+	if (found.upper && text.length >= PRESCAN_FROM_CHARS && holdsNone(upper ?? text.toUpperCase(), found.upper)) return;
 	found.pattern.lastIndex = 0;
 	for (let match = found.pattern.exec(text); match !== null; match = found.pattern.exec(text)) {
 		const end = match.index + match[0].length;
@@ -200,6 +199,11 @@ interface Compiled {
 	/** Hex forms, searched in the hex view. */
 	hex?: Search;
 	plusIsSpace: boolean;
+	/**
+	 * Per hex form, the hex of its bytes (upper case, those with a letter first): a text lacking one of each form's
+	 * cannot hold a dump of it, and gets no hex view. Undefined without the prescan.
+	 */
+	hexBytes?: string[][];
 	/** Digits-only forms: a number whose value they write is one of them. */
 	numbers: number[];
 	/** Characters of the text one match can span at most, through any view: the overlap between slices. */
@@ -212,9 +216,22 @@ function compile(forms: readonly string[], prescan: boolean): Compiled {
 	const decoded = (form: string) => decodePass(form, { plusIsSpace });
 	const tokens = [...new Set(forms.flatMap((form) => [form, decoded(form), decoded(decoded(form))]))];
 	const every = search(tokens, forms.flatMap(embeddedForms), prescan);
-	const hex = search([], forms.map(hexOf).filter((form) => form.length >= MIN_ENCODED_LENGTH), prescan);
+	const hexForms = forms.map(hexOf).filter((form) => form.length >= MIN_ENCODED_LENGTH);
+	const hex = search([], hexForms, prescan);
+	const hexBytes = prescan ? hexForms.map(bytesOf) : undefined;
 	const numbers = forms.filter((form) => /^[1-9][0-9]*$/.test(form)).map(Number);
-	return { every, hex, plusIsSpace, numbers, reach: Math.max(every?.longest ?? 0, (hex?.longest ?? 0) * 2) * VIEW_SPAN + DUMP_LINE_TAIL + 2 };
+	return { every, hex, hexBytes, plusIsSpace, numbers, reach: Math.max(every?.longest ?? 0, (hex?.longest ?? 0) * 2) * VIEW_SPAN + DUMP_LINE_TAIL + 2 };
+}
+
+/** The distinct bytes of a hex form, upper case, those holding a letter first (rarer in ordinary text). */
+function bytesOf(hex: string): string[] {
+	const bytes = [...new Set(hex.toUpperCase().match(/../g) ?? [])];
+	return [...bytes.filter((byte) => /[A-F]/.test(byte)), ...bytes.filter((byte) => !/[A-F]/.test(byte))];
+}
+
+/** Whether the upper-cased text holds every byte of some hex form, so that a dump of it may be there. */
+function mayHoldDump(upper: string, hexBytes: readonly string[][] | undefined): boolean {
+	return hexBytes === undefined || hexBytes.some((bytes) => bytes.every((byte) => upper.includes(byte)));
 }
 
 /** Characters searched in one slice at least (more when a form's reach needs it). */
@@ -246,14 +263,15 @@ function slice(text: string, limit: number, compiled: Compiled, from: number, to
 	const piece = text.slice(start, Math.min(limit, to + compiled.reach));
 	const found: Range[] = [];
 	const every = compiled.every;
+	const upper = piece.length >= PRESCAN_FROM_CHARS ? piece.toUpperCase() : undefined;
 	let work = piece.length;
 	if (every) {
 		for (const view of [identityView(piece), ...viewsOf(piece, compiled.plusIsSpace)]) {
 			if (view.text !== piece) work += view.text.length;
-			rangesIn(view, every, start, found);
+			rangesIn(view, every, start, found, view.text === piece ? upper : undefined);
 		}
 	}
-	const hex = compiled.hex ? hexView(piece) : undefined;
+	const hex = compiled.hex && (upper === undefined || mayHoldDump(upper, compiled.hexBytes)) ? hexView(piece) : undefined;
 	if (hex && compiled.hex) {
 		work += hex.text.length;
 		const dumped: Range[] = [];

@@ -208,8 +208,7 @@ function nextStart(text: string, at: number, chars: readonly string[], next: num
 export function decodePass(text: string, decoding: Decoding, replaced?: Replaced): string {
 	const chars = starters(decoding);
 	const next = chars.map(() => -2);
-	const parts: string[] = [];
-	let viewLength = 0;
+	let view: ViewWriter | undefined;
 	let last = 0;
 	for (let at = nextStart(text, 0, chars, next); at !== -1; at = nextStart(text, at, chars, next)) {
 		const escape = stepAt(text, at, decoding);
@@ -217,20 +216,64 @@ export function decodePass(text: string, decoding: Decoding, replaced?: Replaced
 			at++;
 			continue;
 		}
-		if (at > last) parts.push(text.slice(last, at));
-		viewLength += at - last;
+		view ??= new ViewWriter(text);
+		view.copy(last, at);
 		replaced?.from.push(at);
-		replaced?.viewFrom.push(viewLength);
-		if (escape.decoded !== '') parts.push(escape.decoded);
-		viewLength += escape.decoded.length;
+		replaced?.viewFrom.push(view.length);
+		view.add(escape.decoded);
 		last = at + escape.length;
 		replaced?.to.push(last);
-		replaced?.viewTo.push(viewLength);
+		replaced?.viewTo.push(view.length);
 		at = last;
 	}
-	if (last === 0) return text;
-	parts.push(text.slice(last));
-	return parts.join('');
+	if (view === undefined) return text;
+	view.copy(last, text.length);
+	return view.text();
+}
+
+/** Below this, a stretch of plain text is copied character by character; from it on, as one slice. */
+const SHORT_STRETCH = 16;
+
+/**
+ * A view written piece by piece: escapes and short stretches into a buffer, long stretches as slices. Escape-dense
+ * text would otherwise make millions of one-character parts; plain text would be copied character by character.
+ */
+class ViewWriter {
+	length = 0;
+	private readonly parts: string[] = [];
+	private readonly buffer = new Uint16Array(4096);
+	private buffered = 0;
+
+	constructor(private readonly source: string) {}
+
+	copy(from: number, to: number): void {
+		if (to - from >= SHORT_STRETCH) {
+			this.flush();
+			this.parts.push(this.source.slice(from, to));
+			this.length += to - from;
+		} else for (let index = from; index < to; index++) this.put(this.source.charCodeAt(index));
+	}
+
+	add(decoded: string): void {
+		if (decoded !== '') this.put(decoded.charCodeAt(0));
+	}
+
+	text(): string {
+		this.flush();
+		return this.parts.join('');
+	}
+
+	private put(code: number): void {
+		if (this.buffered === this.buffer.length) this.flush();
+		this.buffer[this.buffered++] = code;
+		this.length++;
+	}
+
+	private flush(): void {
+		if (this.buffered === 0) return;
+		this.parts.push(String.fromCharCode.apply(null, this.buffer.subarray(0, this.buffered) as unknown as number[]));
+		this.buffered = 0;
+	}
 }
 
 /** The decoded view of a text, or undefined when nothing in it decodes; the way back is worked out on first use. */
@@ -258,110 +301,40 @@ export function identityView(text: string): View {
 	return { text, start: (at) => at, end: (at) => at + 1 };
 }
 
-const MARKER = 124; // '|': not a hex digit, so no form is found across two runs of hex
-/** Separators inside a hex dump's line: `41 42`, `4142 4344`, `41:42`, `41-42`, `41.42`, and hexdump -C's mid gap. */
-const HEX_SEPARATOR = /[ :.-]/;
-const MAX_SEPARATORS = 2;
-/** A dump's ASCII column and the line break after it, skipped to the next line's bytes (`|Authorization: B|`). */
-const MAX_LINE_TAIL = 80;
-/** An offset column: 4 to 16 hex digits at a line's start, then `:` (xxd) or two spaces (hexdump -C). */
-const OFFSET = /^[ \t]{0,8}[0-9A-Fa-f]{4,16}(?::[ \t]{0,4}| {2,4})/;
-
-function isAlphanumeric(c: number): boolean {
-	return (c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 122);
-}
-
-/** The end of the hex group starting at `at` (an even run of hex digits not touching a letter or digit), or -1. */
-function groupEnd(text: string, at: number): number {
-	if (at > 0 && isAlphanumeric(text.charCodeAt(at - 1))) return -1;
-	let end = at;
-	while (end < text.length && hexDigit(text.charCodeAt(end)) >= 0) end++;
-	const length = end - at;
-	return length > 0 && length % 2 === 0 && !isAlphanumeric(text.charCodeAt(end)) ? end : -1;
-}
-
-/** Where a line's bytes start: past its offset column, if it has one. */
-function lineStartPastOffset(text: string, lineStart: number): number {
-	const offset = OFFSET.exec(text.slice(lineStart, lineStart + 32));
-	return lineStart + (offset ? offset[0].length : 0);
-}
-
-/** Where each line's bytes start, for the joints of a dump over lines: the line break after a point, then past its offset. */
-class Lines {
-	private breakAt = -2;
-	private joinedAt = -1;
-	private joined = -1;
-
-	constructor(private readonly text: string) {}
-
-	/** Where the next group starts past the line break within MAX_LINE_TAIL of `at`, or -1. */
-	nextLine(at: number): number {
-		if (this.breakAt !== -1 && this.breakAt < at) this.breakAt = this.text.indexOf('\n', at);
-		if (this.breakAt === -1 || this.breakAt - at > MAX_LINE_TAIL) return -1;
-		if (this.joinedAt !== this.breakAt) {
-			const next = lineStartPastOffset(this.text, this.breakAt + 1);
-			this.joinedAt = this.breakAt;
-			this.joined = groupEnd(this.text, next) !== -1 ? next : -1;
-		}
-		return this.joined;
-	}
-}
-
 /**
- * Where the next group of the same dump starts after a group of `length` digits ending at `at`: past separators, or
- * past the line's tail and the next line's offset; -1 if none.
+ * What a hex dump holds besides its bytes, dropped in the hex view: an ASCII column (two spaces or more, then up to
+ * the line's end, unless a byte follows: hexdump -C's halves), a line break with the next line's offset (`xxd`'s
+ * `00000010:`, hexdump -C's `00000010  `), and each separator between bytes (space, colon, dash, dot).
  */
-function nextGroup(text: string, at: number, length: number, lines: Lines): number {
-	let after = at;
-	while (after < text.length && after - at < MAX_SEPARATORS && HEX_SEPARATOR.test(text[after])) after++;
-	const end = after > at ? groupEnd(text, after) : -1;
-	// Past a two-space gap only a byte after a byte (hexdump -C's halves) or anything after an offset column, not
-	// an ASCII column's `B1~` or `6dD5+` (xxd's).
-	if (end !== -1 && (text.slice(at, after) !== '  ' || (length === 2 && end - after === 2) || length > 4)) return after;
-	return lines.nextLine(at);
+const HEX_DROPPED = / {2,64}(?![0-9A-Fa-f]{2}[ \r\n])[^\r\n]{0,80}|\r?\n(?:[ \t]{0,8}[0-9A-Fa-f]{4,16}(?::| {2}(?=[0-9A-Fa-f])))?|\r|[ :.-]/g;
+/** Two hex digits joined to more by a separator or across a line break: a text worth a hex view. */
+const HEX_JOINT = /[0-9A-Fa-f]{2}(?:[ :.-]{1,2}[0-9A-Fa-f]{2}|\r?\n)/;
+
+/** Where each piece the hex view drops sits in the text and in the view (ascending). */
+function droppedPieces(text: string): Replaced {
+	const replaced: Replaced = { from: [], to: [], viewFrom: [], viewTo: [] };
+	const dropped = new RegExp(HEX_DROPPED.source, 'g');
+	let removed = 0;
+	for (let found = dropped.exec(text); found !== null; found = dropped.exec(text)) {
+		const at = found.index;
+		replaced.from.push(at);
+		replaced.to.push(at + found[0].length);
+		replaced.viewFrom.push(at - removed);
+		replaced.viewTo.push(at - removed);
+		removed += found[0].length;
+	}
+	return replaced;
 }
 
 /**
- * The hex digits of every hex dump in a text, lower case, each dump's bytes joined across its separators, line
- * breaks, offsets and ASCII columns (`xxd`, `hexdump -C`, `41:42:43`, hex wrapped over lines); dumps are kept apart
- * by a marker. Undefined when the text holds no joined hex (plain hex is found in the text itself).
+ * The text without what a hex dump holds besides its bytes (HEX_DROPPED), lower case: the bytes of an `xxd`,
+ * `hexdump -C`, `41:42:43` or wrapped hex dump then read as one run of hex digits. Built by the regex engine in one
+ * pass; the way back is worked out only when a form is found. Undefined when the text holds no joined hex.
  */
 export function hexView(text: string): View | undefined {
-	if (!/[0-9A-Fa-f]{2}(?:[ :.-]{1,2}|\r?\n)/.test(text)) return undefined;
-	const codes: number[] = [];
-	const positions = new Int32Array(text.length + 1);
-	let joined = false;
-	const lines = new Lines(text);
-	const mark = (at: number): void => {
-		if (codes.length > 0 && codes[codes.length - 1] !== MARKER) {
-			positions[codes.length] = at;
-			codes.push(MARKER);
-		}
-	};
-	for (let at = 0; at < text.length; ) {
-		// A dump's first line: its offset is no byte (later lines' offsets are skipped at their line joint).
-		if (at === 0 && codes.length === 0) at = lineStartPastOffset(text, 0);
-		const end = hexDigit(text.charCodeAt(at)) >= 0 ? groupEnd(text, at) : -1;
-		if (end === -1) {
-			mark(at);
-			at++;
-			continue;
-		}
-		for (let index = at; index < end; index++) {
-			positions[codes.length] = index;
-			codes.push(text.charCodeAt(index) | 32);
-		}
-		const next = nextGroup(text, end, end - at, lines);
-		if (next === -1) mark(end);
-		else joined = true;
-		at = next === -1 ? end : next;
-	}
-	if (!joined) return undefined;
-	return { text: fromCodes(codes), start: (at) => positions[at], end: (at) => positions[at] + 1 };
-}
-
-function fromCodes(codes: readonly number[]): string {
-	const parts: string[] = [];
-	for (let index = 0; index < codes.length; index += 8192) parts.push(String.fromCharCode(...codes.slice(index, index + 8192)));
-	return parts.join('');
+	if (!HEX_JOINT.test(text)) return undefined;
+	const viewText = text.replace(HEX_DROPPED, '').toLowerCase();
+	let replaced: Replaced | undefined;
+	const back = (): Replaced => (replaced ??= droppedPieces(text));
+	return { text: viewText, start: (at) => positionsBack(back(), at, 'start'), end: (at) => positionsBack(back(), at, 'end') };
 }
