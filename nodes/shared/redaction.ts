@@ -220,7 +220,7 @@ function compile(forms: readonly string[], prescan: boolean): Compiled {
 	const hex = search([], hexForms, prescan);
 	const hexBytes = prescan ? hexForms.map(bytesOf) : undefined;
 	const numbers = forms.filter((form) => /^[1-9][0-9]*$/.test(form)).map(Number);
-	return { every, hex, hexBytes, plusIsSpace, numbers, reach: Math.max(every?.longest ?? 0, (hex?.longest ?? 0) * 2) * VIEW_SPAN + DUMP_LINE_TAIL + 2 };
+	return { every, hex, hexBytes, plusIsSpace, numbers, reach: Math.max((every?.longest ?? 0) * VIEW_SPAN, dumpSpan(hex?.longest ?? 0)) + DUMP_LINE_TAIL + 2 };
 }
 
 /** The distinct bytes of a hex form, upper case, those holding a letter first (rarer in ordinary text). */
@@ -234,8 +234,18 @@ function mayHoldDump(upper: string, hexBytes: readonly string[][] | undefined): 
 	return hexBytes === undefined || hexBytes.some((bytes) => bytes.every((byte) => upper.includes(byte)));
 }
 
+/** Bytes on one line of a hex dump (xxd, hexdump -C). */
+const DUMP_LINE_BYTES = 16;
+/** Characters between two lines' bytes: an ASCII column with its padding, a line break, the next line's offset. */
+const DUMP_LINE_JOINT = 180;
+
+/** Characters of the text a hex form of `digits` digits spans in a dump: two separators at most per byte, and its line joints. */
+function dumpSpan(digits: number): number {
+	return digits * 2 + (Math.ceil(digits / (2 * DUMP_LINE_BYTES)) + 1) * DUMP_LINE_JOINT;
+}
+
 /** Characters searched in one slice at least (more when a form's reach needs it). */
-const SLICE_CHARS = 128 * 1024;
+const SLICE_CHARS = 64 * 1024;
 /** Characters before a slice searched with it, so that an escape or a token edge just before it reads the same. */
 const SLICE_CONTEXT = 64;
 

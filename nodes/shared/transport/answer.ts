@@ -214,7 +214,7 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
 type Container = Record<string, unknown> | unknown[];
 
 /** Work (characters searched, over every view built) done between two turns of the event loop. */
-const WORK_PER_YIELD = 1024 * 1024;
+const WORK_PER_YIELD = 256 * 1024;
 
 /** Counts work, and says when the event loop is due a turn: every WORK_PER_YIELD of it. */
 class Pace {
