@@ -23,6 +23,8 @@ const FIGURES: Record<string, () => Promise<Figure[]>> = {
 	'8': async () => (await import('./figures/queuedSubmissions')).measureQueuedSubmissions(),
 	'9': async () => (await import('./figures/serverStorage')).measureServerStorage(),
 	'10': async () => (await import('./figures/listReader')).measureListReader(),
+	'11': async () => (await import('./figures/redaction')).measureRedaction(),
+	'12': async () => (await import('./figures/workBounds')).measureWorkBounds(),
 	A: async () => (await import('./figures/vsHttpRequest')).measureVsHttpRequest(),
 	B: async () => (await import('./figures/vsWaitLoop')).measureVsWaitLoop(),
 	C: async () => (await import('./figures/vsPollingWorkflow')).measureVsPollingWorkflow(),

@@ -23,6 +23,8 @@ export interface ChildRun {
 	 * blocks on a loaded machine lifts them: waiting for a core is not what it measures.
 	 */
 	limits?: { attemptMs: number; callMs: number };
+	/** The action node's version (1 when left out). */
+	typeVersion?: number;
 }
 
 export interface ChildOutcome {
@@ -38,6 +40,8 @@ export interface ChildOutcome {
 	maxBlockMs?: number;
 	/** The same in CPU time (waiting for a core on a loaded machine does not count; see watchCpuBlocks). */
 	maxCpuBlockMs?: number;
+	/** CPU time (user + system) of the child while the node ran, ms. */
+	cpuMs?: number;
 	/** Resident memory of the child once n8n-core and the engine are loaded and warm, before the run (MiB). */
 	baseRssMiB?: number;
 	error?: string;

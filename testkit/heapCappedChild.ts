@@ -12,7 +12,7 @@ import { createPoller } from './poller';
 
 async function runTarget(run: ChildRun): Promise<{ items: IDataObject[]; error?: Error & { description?: string } }> {
 	if (run.target === 'action') {
-		const result = await runActionNode({ parameters: run.parameters, credentials: run.credentials });
+		const result = await runActionNode({ parameters: run.parameters, credentials: run.credentials, typeVersion: run.typeVersion });
 		return { items: result.json, error: result.error };
 	}
 	try {
@@ -60,7 +60,9 @@ export async function main(argument: string): Promise<void> {
 	delay.enable();
 	const cpuBlocks = watchCpuBlocks();
 	const started = Date.now();
+	const cpuBefore = process.cpuUsage();
 	const { items, error } = await runTarget(run);
+	const cpu = process.cpuUsage(cpuBefore);
 	const elapsedMs = Date.now() - started;
 	delay.disable();
 	const maxCpuBlockMs = Math.round(cpuBlocks.stop());
@@ -68,6 +70,7 @@ export async function main(argument: string): Promise<void> {
 		elapsedMs,
 		baseRssMiB,
 		maxCpuBlockMs,
+		cpuMs: Math.round((cpu.user + cpu.system) / 1000),
 		peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
 		maxBlockMs: Math.round(delay.max / 1e6),
 		error: error?.message,

@@ -39,6 +39,15 @@ export const ECHO_FORMS = [
 	'htmlEscaped',
 	'htmlNumeric',
 	'hex',
+	// Issue 33: a key wrapped over two log lines, hex dumps with separators, base64 of the URL- or form-encoded lines.
+	'wrappedLines',
+	'xxd',
+	'xxdUpper',
+	'hexdumpC',
+	'colonHex',
+	'colonHexUpper',
+	'base64UrlEncoded',
+	'base64FormEncoded',
 ] as const;
 export type EchoForm = (typeof ECHO_FORMS)[number];
 
@@ -97,8 +106,52 @@ function everyChar(text: string, each: (code: number) => string): string {
 	return [...text].map((c) => each(c.codePointAt(0) as number)).join('');
 }
 
+const printable = (byte: number) => (byte >= 0x20 && byte < 0x7f ? String.fromCharCode(byte) : '.');
+
+/** As `xxd` prints bytes: offset, eight groups of two bytes, the ASCII column (`xxd -u`: upper-case hex). */
+function xxd(text: string, upper: boolean): string {
+	const bytes = Buffer.from(text);
+	const lines: string[] = [];
+	for (let at = 0; at < bytes.length; at += 16) {
+		const row = bytes.subarray(at, at + 16);
+		const hex = row.toString('hex').replace(/(.{4})(?=.)/g, '$1 ');
+		lines.push(`${at.toString(16).padStart(8, '0')}: ${(upper ? hex.toUpperCase() : hex).padEnd(39)}  ${[...row].map(printable).join('')}`);
+	}
+	return lines.join('\n');
+}
+
+/** As `hexdump -C` prints bytes: offset, sixteen bytes in two halves, the ASCII column between bars. */
+function hexdumpC(text: string): string {
+	const bytes = Buffer.from(text);
+	const lines: string[] = [];
+	for (let at = 0; at < bytes.length; at += 16) {
+		const row = [...bytes.subarray(at, at + 16)];
+		const half = (part: number[]) => part.map((byte) => byte.toString(16).padStart(2, '0')).join(' ');
+		const hex = `${half(row.slice(0, 8))}  ${half(row.slice(8))}`.padEnd(48);
+		lines.push(`${at.toString(16).padStart(8, '0')}  ${hex}  |${row.map(printable).join('')}|`);
+	}
+	return lines.join('\n');
+}
+
 export function transform(text: string, form: EchoForm): string {
 	switch (form) {
+		case 'wrappedLines':
+			// A log that wraps long lines at 20 columns: most keys straddle a line break.
+			return text.replace(/(.{20})(?=.)/g, '$1\n');
+		case 'xxd':
+		case 'xxdUpper':
+			return xxd(text, form === 'xxdUpper');
+		case 'hexdumpC':
+			return hexdumpC(text);
+		case 'colonHex':
+		case 'colonHexUpper': {
+			const hex = [...Buffer.from(text)].map((byte) => byte.toString(16).padStart(2, '0')).join(':');
+			return form === 'colonHex' ? hex : hex.toUpperCase();
+		}
+		case 'base64UrlEncoded':
+			return base64Whole(encodeURIComponent(text), 0);
+		case 'base64FormEncoded':
+			return base64Whole(new URLSearchParams({ headers: text }).toString(), 2);
 		case 'urlEncoded':
 			return encodeURIComponent(text);
 		case 'formEncoded':

@@ -47,7 +47,9 @@ export function secretForms(credentials: CredentialsMap): string[] {
 	for (const raw of new Set(plain)) {
 		const html = raw.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 		for (const form of [raw, encodeURIComponent(raw), JSON.stringify(raw).slice(1, -1), html, Buffer.from(raw).toString('hex')]) forms.add(form);
-		for (const middle of base64Middles(raw)) forms.add(middle);
+		// Base64 of the key as it travels in a URL or a form body too (a service that base64s an encoded header line).
+		const encoded = [raw, encodeURIComponent(raw), new URLSearchParams({ k: raw }).toString().slice(2)];
+		for (const middle of encoded.flatMap(base64Middles)) forms.add(middle);
 	}
 	return [...forms].filter((form) => form.length >= 6).map((form) => form.toLowerCase());
 }
@@ -68,6 +70,20 @@ function decodeLayer(text: string): string {
 }
 
 /**
+ * Hex dumps read back as hex: each `xxd` or `hexdump -C` line reduced to its bytes (offset and ASCII column
+ * dropped), lines joined, and every separator between bytes (space, colon, dash, dot) dropped.
+ */
+function dumpReading(text: string): string {
+	const lines = text.split(/\r?\n/).map((line) => {
+		const xxd = /^[0-9a-f]{8}: ((?:[0-9a-f]{2,4} ?)+)/i.exec(line);
+		if (xxd) return xxd[1];
+		const hexdump = /^[0-9a-f]{8} {2}((?:[0-9a-f]{2} {1,2})+)/i.exec(line);
+		return hexdump ? hexdump[1] : line;
+	});
+	return lines.join('').replace(/[ :.-]/g, '');
+}
+
+/**
  * The text as it is and decoded layer by layer (up to three), each also without line breaks (wrapped base64) and,
  * when a key holds a space, with `+` read as a space (form encoding). Lower case.
  */
@@ -78,7 +94,7 @@ function readings(text: string, spaced: boolean): string[] {
 		if (next === layers[layers.length - 1]) break;
 		layers.push(next);
 	}
-	const all = new Set<string>();
+	const all = new Set<string>([dumpReading(text).toLowerCase()]);
 	for (const layer of layers) {
 		all.add(layer.toLowerCase());
 		if (/[\r\n]/.test(layer)) all.add(layer.replace(/[\r\n]/g, '').toLowerCase());

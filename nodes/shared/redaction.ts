@@ -1,13 +1,16 @@
 /**
- * Secrets in every form they travel in, hidden without touching anything else. The strings to hide are the keys as
- * the user typed them and, for Basic, `user:password` and its base64 (the Authorization value). The redactor finds
- * them in what a server that echoes a request usually makes of a header: the text as it is, any case; decoded from
- * URL, form, every-byte percent, JSON (\uXXXX too) and HTML escapes, up to two layers; base64 and URL-safe base64 at
- * each of the three alignments, whole or wrapped over lines (MIME, PEM); hex.
- * A key itself matches only as a token (not inside a longer run of letters and digits), and a key shorter than
- * MIN_SECRET_LENGTH is not searched as itself at all: it would blank years, parts of ids and times. The credentials'
- * Test refuses such keys (shortSecretProblem). Pure: the transport derives the list once per connection.
+ * Secrets in every form the model of docs/guarantees.md ("What redaction hides") names, hidden without touching
+ * anything else. The strings to hide are the keys as the node sends them and, for Basic, `user:password` and its
+ * base64 (the Authorization value). Each is found as it is (any case), URL-, form- and JSON/HTML/C-escaped (up to
+ * two layers, redactionViews.ts), base64 (standard and URL-safe) of it, of its URL-encoded and of its form-encoded
+ * form at each of the three alignments, and hex; in the text, in its decoded views, in views with line breaks
+ * dropped (wrapped), and hex in a view of hex dumps without their separators. A key matches only as a token (no
+ * letter or digit right before or after it); a number is compared as its text. A key shorter than MIN_SECRET_LENGTH
+ * cannot be hidden (it would blank years, parts of ids and times): the transport refuses to send it at all
+ * (shortKeyProblem). Pure; the work is bounded per slice (RedactionWork), so callers can yield between slices.
  */
+import { decodePass, hexView, identityView, through, VIEW_SPAN, viewOf } from './redactionViews';
+import type { View } from './redactionViews';
 
 /** Shortest key searched as itself: shorter ones match ordinary data (a year, a group of a job id, part of a time). */
 export const MIN_SECRET_LENGTH = 8;
@@ -15,7 +18,7 @@ export const MIN_SECRET_LENGTH = 8;
 /** Base64 and hex forms shorter than this are left out: they could match by chance. */
 const MIN_ENCODED_LENGTH = 8;
 
-/** Why a key cannot be hidden in the service's answers, or null: the credentials' Test says it. */
+/** Why a key cannot be hidden in the service's answers, or null: refused before anything is sent. */
 export function shortSecretProblem(label: string, value: string): string | null {
 	if (value === '' || value.length >= MIN_SECRET_LENGTH) return null;
 	return (
@@ -24,6 +27,32 @@ export function shortSecretProblem(label: string, value: string): string | null 
 	);
 }
 
+/** The keys a credential sends, by their field labels (the credential types of credentials/). */
+function keysSent(relay: boolean, data: Record<string, unknown>): Array<[string, unknown]> {
+	if (relay) return [['Relay API Key', data.apiKey], ['User API Key', data.userApiKey]];
+	switch (data.authType) {
+		case 'bearerToken':
+			return [['Token', data.token]];
+		case 'basicAuth':
+			return [['Password', data.password]];
+		case 'headerAuth':
+			return [['Header Value', data.headerSecret]];
+		default:
+			return [];
+	}
+}
+
+/**
+ * Why a key of the credential is too short to be hidden, or null: the one policy of the credential Test and of every
+ * run (the transport's getConnection), checked before anything is sent.
+ */
+export function shortKeyProblem(relay: boolean, data: Record<string, unknown>): string | null {
+	for (const [label, value] of keysSent(relay, data)) {
+		const problem = typeof value === 'string' ? shortSecretProblem(label, value) : null;
+		if (problem !== null) return problem;
+	}
+	return null;
+}
 /**
  * The strings to hide for these keys; `basic` adds `user:password` and its base64 as in a Basic header. Keys shorter
  * than MIN_SECRET_LENGTH are left out (see above); redactor() searches the rest in every form.
@@ -56,11 +85,27 @@ function base64Cores(secret: string): string[] {
 	return cores;
 }
 
-/** Forms that sit inside longer runs by nature (base64 of a longer text, a hex dump): matched anywhere. */
-function embeddedForms(secret: string): string[] {
-	const hex = Buffer.from(secret, 'utf8').toString('hex');
-	return [...base64Cores(secret), ...(hex.length >= MIN_ENCODED_LENGTH ? [hex] : [])];
+/** The key as it travels inside a URL or a form body, when that differs from the key (`+`, `/`, `%`, spaces...). */
+function urlEncodings(secret: string): string[] {
+	const url = encodeURIComponent(secret);
+	const form = new URLSearchParams({ k: secret }).toString().slice(2);
+	return [...new Set([url, url.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()), form])].filter((encoded) => encoded !== secret);
 }
+
+/** Hex of a form, lower case (the hex view is lower case; the text is searched in any case). */
+function hexOf(secret: string): string {
+	return Buffer.from(secret, 'utf8').toString('hex');
+}
+
+/**
+ * Forms that sit inside longer runs by nature, matched anywhere: base64 of the key, of its URL-encoded and of its
+ * form-encoded form (the encoded header line a service may base64), and hex.
+ */
+function embeddedForms(secret: string): string[] {
+	const hex = hexOf(secret);
+	return [...[secret, ...urlEncodings(secret)].flatMap(base64Cores), ...(hex.length >= MIN_ENCODED_LENGTH ? [hex] : [])];
+}
+
 
 function escapeRegExp(text: string): string {
 	return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -81,11 +126,12 @@ const NON_ASCII = /[\u0080-\uffff]/;
 interface Search {
 	pattern: RegExp;
 	shortest: number;
+	longest: number;
 	/** Upper-cased forms when all are ASCII (see holdsNone), else undefined. */
 	upper?: string[];
 }
 
-function search(tokens: readonly string[], embedded: readonly string[]): Search | undefined {
+function search(tokens: readonly string[], embedded: readonly string[], prescan: boolean): Search | undefined {
 	const all = [...tokens.map((form) => ({ form, source: tokenSource(form) })), ...embedded.map((form) => ({ form, source: escapeRegExp(form) }))];
 	if (all.length === 0) return undefined;
 	all.sort((a, b) => b.form.length - a.form.length);
@@ -93,7 +139,8 @@ function search(tokens: readonly string[], embedded: readonly string[]): Search 
 	return {
 		pattern: new RegExp(all.map(({ source }) => source).join('|'), 'gi'),
 		shortest: Math.min(...forms.map((form) => form.length)),
-		upper: forms.every((form) => !NON_ASCII.test(form)) ? [...new Set(forms.map((form) => form.toUpperCase()))] : undefined,
+		longest: Math.max(...forms.map((form) => form.length)),
+		upper: prescan && forms.every((form) => !NON_ASCII.test(form)) ? [...new Set(forms.map((form) => form.toUpperCase()))] : undefined,
 	};
 }
 
@@ -105,235 +152,31 @@ const PRESCAN_FROM_CHARS = 1024;
  * pattern (flag i without u) can match nothing but ASCII case variants of a form, which upper-case to the form's
  * upper case, so "none here" means the pattern matches nothing and the text can be returned as it is.
  */
-function holdsNone(text: string, upperForms: readonly string[]): boolean {
-	const upper = text.toUpperCase();
+function holdsNone(upper: string, upperForms: readonly string[]): boolean {
 	for (const form of upperForms) if (upper.includes(form)) return false;
 	return true;
 }
 
-/** A decoded copy of a text, and the way back from its positions to the text's own. */
-interface View {
-	text: string;
-	/** Where the character at `at` of the view starts in the text. */
-	start(at: number): number;
-	/** Where the character at `at` of the view ends in the text (exclusive). */
-	end(at: number): number;
-}
+type Range = [number, number];
 
-/** Index of the last element of an ascending list not above `value`, or -1. */
-function lastNotAbove(list: readonly number[], value: number): number {
-	let low = 0;
-	let high = list.length - 1;
-	let found = -1;
-	while (low <= high) {
-		const middle = (low + high) >> 1;
-		if (list[middle] <= value) {
-			found = middle;
-			low = middle + 1;
-		} else high = middle - 1;
+/** The ranges of the view's text, mapped back (and shifted by `offset`), where the search finds a form. */
+function rangesIn(view: View, found: Search, offset: number, ranges: Range[], upper?: string): void {
+	const text = view.text;
+	if (text.length < found.shortest) return;
+	if (found.upper && text.length >= PRESCAN_FROM_CHARS && holdsNone(upper ?? text.toUpperCase(), found.upper)) return;
+	found.pattern.lastIndex = 0;
+	for (let match = found.pattern.exec(text); match !== null; match = found.pattern.exec(text)) {
+		const end = match.index + match[0].length;
+		ranges.push([offset + view.start(match.index), offset + view.end(end - 1)]);
 	}
-	return found;
-}
-
-/** Escapes replaced in a view: where each sits in the text and what it became in the view (ascending, disjoint). */
-interface Replaced {
-	from: number[];
-	to: number[];
-	viewFrom: number[];
-	viewTo: number[];
-}
-
-function positionsBack(replaced: Replaced, at: number, edge: 'start' | 'end'): number {
-	const inside = lastNotAbove(replaced.viewFrom, at);
-	if (inside !== -1 && at < replaced.viewTo[inside]) return edge === 'start' ? replaced.from[inside] : replaced.to[inside];
-	const before = lastNotAbove(replaced.viewTo, at);
-	const position = before === -1 ? at : replaced.to[before] + (at - replaced.viewTo[before]);
-	return edge === 'start' ? position : position + 1;
-}
-
-const HTML_NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' };
-const JSON_SHORT: Record<string, string> = { '\\': '\\', '"': '"', '/': '/', "'": "'", b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
-
-const PERCENT = 37;
-const AMPERSAND = 38;
-const PLUS = 43;
-const BACKSLASH = 92;
-const CR = 13;
-const LF = 10;
-
-/** What one escape decodes to, and how many characters of the text it takes. */
-interface Escape {
-	length: number;
-	decoded: string;
-}
-
-/** The value of one hex digit, or -1. */
-function hexDigit(c: number): number {
-	if (c >= 48 && c <= 57) return c - 48;
-	const lower = c | 32;
-	return lower >= 97 && lower <= 102 ? lower - 87 : -1;
-}
-
-/** The number written by `digits` hex digits at `at`, or -1. */
-function hexAt(text: string, at: number, digits: number): number {
-	let value = 0;
-	for (let index = at; index < at + digits; index++) {
-		const digit = hexDigit(text.charCodeAt(index));
-		if (digit < 0) return -1;
-		value = value * 16 + digit;
-	}
-	return value;
-}
-
-/** The number written in decimal (`#65`) or hex (`#x41`) from `at` up to `end`, or -1. */
-function characterReference(text: string, at: number, end: number): number {
-	const hex = (text.charCodeAt(at) | 32) === 120;
-	const from = hex ? at + 1 : at;
-	if (end === from || end - from > (hex ? 6 : 7)) return -1;
-	if (hex) return hexAt(text, from, end - from);
-	let value = 0;
-	for (let index = from; index < end; index++) {
-		const digit = text.charCodeAt(index) - 48;
-		if (digit < 0 || digit > 9) return -1;
-		value = value * 10 + digit;
-	}
-	return value;
-}
-
-/** `&#65;`, `&#x41;`, `&amp;` at `at`, or undefined. */
-function htmlEscapeAt(text: string, at: number): Escape | undefined {
-	// Looked for within the longest reference only: searching on would make a text of lone '&' quadratic.
-	const found = text.slice(at + 2, at + 11).indexOf(';');
-	if (found === -1) return undefined;
-	const semicolon = at + 2 + found;
-	if (text.charCodeAt(at + 1) === 35) {
-		const code = characterReference(text, at + 2, semicolon);
-		return isAscii(code) ? { length: semicolon - at + 1, decoded: String.fromCharCode(code) } : undefined;
-	}
-	const named = HTML_NAMED[text.slice(at + 1, semicolon).toLowerCase()];
-	return named === undefined ? undefined : { length: semicolon - at + 1, decoded: named };
 }
 
 /**
- * Escapes decode to ASCII only: keys are ASCII (they travel in headers), and a key holding `%9f` or `&#233;` as text
- * then looks in a decoded view as its decoded form (see redactor), which stays ASCII, so the fast prescan holds.
+ * The views of a text worth searching besides the text itself, built only where a step could hide a form (an
+ * escape, a line break, a hex joint): decoded once and twice (an escaped text inside an escaped text), the text and
+ * the deepest decoded view without their line breaks (wrapped), and the hex view (for hex forms only).
  */
-function isAscii(code: number): boolean {
-	return code >= 0 && code < 0x80;
-}
-
-/**
- * The escape starting at `at`, or undefined: percent (`%41`, `%u0041`), JSON and C (`\u0041`, `\x41`, `\n`, `\"`),
- * HTML, and `+` for a space when a key holds one (form encoding).
- */
-function escapeAt(text: string, at: number, plusIsSpace: boolean): Escape | undefined {
-	const c = text.charCodeAt(at);
-	const next = text[at + 1];
-	if (c === PERCENT) {
-		const unicode = next === 'u' || next === 'U' ? hexAt(text, at + 2, 4) : -1;
-		if (isAscii(unicode)) return { length: 6, decoded: String.fromCharCode(unicode) };
-		const byte = hexAt(text, at + 1, 2);
-		return isAscii(byte) ? { length: 3, decoded: String.fromCharCode(byte) } : undefined;
-	}
-	if (c === BACKSLASH) {
-		const code = next === 'u' ? hexAt(text, at + 2, 4) : next === 'x' ? hexAt(text, at + 2, 2) : -1;
-		if (isAscii(code)) return { length: next === 'u' ? 6 : 4, decoded: String.fromCharCode(code) };
-		const short = next === undefined ? undefined : JSON_SHORT[next];
-		return short === undefined ? undefined : { length: 2, decoded: short };
-	}
-	if (c === AMPERSAND) return htmlEscapeAt(text, at);
-	return c === PLUS && plusIsSpace ? { length: 1, decoded: ' ' } : undefined;
-}
-
-/** How a view is made: escapes decoded, or line breaks dropped (base64 and hex wrapped over lines). */
-type Decoding = { plusIsSpace: boolean } | 'unwrap';
-
-function stepAt(text: string, at: number, decoding: Decoding): Escape | undefined {
-	if (decoding !== 'unwrap') return escapeAt(text, at, decoding.plusIsSpace);
-	const c = text.charCodeAt(at);
-	return c === CR || c === LF ? { length: 1, decoded: '' } : undefined;
-}
-
-const UNWRAP_STARTERS = ['\r', '\n'];
-const ESCAPE_STARTERS = ['%', '\\', '&'];
-const FORM_STARTERS = ['%', '\\', '&', '+'];
-
-/** The characters that may start a step. */
-function starters(decoding: Decoding): readonly string[] {
-	if (decoding === 'unwrap') return UNWRAP_STARTERS;
-	return decoding.plusIsSpace ? FORM_STARTERS : ESCAPE_STARTERS;
-}
-
-/**
- * Where the next step may start, at or after `at`: the engine's indexOf per starter, each remembered until passed,
- * so a text with few escapes is skipped at native speed.
- */
-function nextStart(text: string, at: number, chars: readonly string[], next: number[]): number {
-	let nearest = -1;
-	for (let index = 0; index < chars.length; index++) {
-		if (next[index] !== -1 && next[index] < at) next[index] = text.indexOf(chars[index], at);
-		if (next[index] !== -1 && (nearest === -1 || next[index] < nearest)) nearest = next[index];
-	}
-	return nearest;
-}
-
-/**
- * The text decoded in one pass (no callback per escape), with, when `replaced` is given, where each escape sat. The
- * same loop makes the view and, only for a view holding a form, the way back.
- */
-function decodePass(text: string, decoding: Decoding, replaced?: Replaced): string {
-	const chars = starters(decoding);
-	const next = chars.map(() => -2);
-	const parts: string[] = [];
-	let viewLength = 0;
-	let last = 0;
-	for (let at = nextStart(text, 0, chars, next); at !== -1; at = nextStart(text, at, chars, next)) {
-		const escape = stepAt(text, at, decoding);
-		if (escape === undefined) {
-			at++;
-			continue;
-		}
-		if (at > last) parts.push(text.slice(last, at));
-		viewLength += at - last;
-		replaced?.from.push(at);
-		replaced?.viewFrom.push(viewLength);
-		if (escape.decoded !== '') parts.push(escape.decoded);
-		viewLength += escape.decoded.length;
-		last = at + escape.length;
-		replaced?.to.push(last);
-		replaced?.viewTo.push(viewLength);
-		at = last;
-	}
-	if (last === 0) return text;
-	parts.push(text.slice(last));
-	return parts.join('');
-}
-
-/** The decoded view of a text, or undefined when nothing in it decodes; the way back is worked out on first use. */
-function viewOf(text: string, decoding: Decoding): View | undefined {
-	const viewText = decodePass(text, decoding);
-	if (viewText === text) return undefined;
-	let replaced: Replaced | undefined;
-	const back = (): Replaced => {
-		if (replaced === undefined) {
-			replaced = { from: [], to: [], viewFrom: [], viewTo: [] };
-			decodePass(text, decoding, replaced);
-		}
-		return replaced;
-	};
-	return { text: viewText, start: (at) => positionsBack(back(), at, 'start'), end: (at) => positionsBack(back(), at, 'end') };
-}
-
-/** A view of a view, mapped back to the first text. */
-function through(outer: View, inner: View): View {
-	return { text: outer.text, start: (at) => inner.start(outer.start(at)), end: (at) => inner.end(outer.end(at) - 1) };
-}
-
-/**
- * The views of a text worth searching besides the text itself: decoded once and twice (an escaped text inside an
- * escaped text), each as it is (every form) and without its line breaks (base64 and hex only: wrapped lines).
- */
-function viewsOf(text: string, plusIsSpace: boolean): Array<{ view: View; wrapped: boolean }> {
+function viewsOf(text: string, plusIsSpace: boolean): View[] {
 	const decoded: View[] = [];
 	const once = viewOf(text, { plusIsSpace });
 	if (once) {
@@ -341,32 +184,116 @@ function viewsOf(text: string, plusIsSpace: boolean): Array<{ view: View; wrappe
 		const twice = viewOf(once.text, { plusIsSpace });
 		if (twice) decoded.push(through(twice, once));
 	}
-	const views = decoded.map((view) => ({ view, wrapped: false }));
-	const identity: View = { text, start: (at) => at, end: (at) => at + 1 };
+	const views = [...decoded];
+	const identity = identityView(text);
 	for (const base of [identity, ...decoded.slice(-1)]) {
 		const unwrapped = viewOf(base.text, 'unwrap');
-		if (unwrapped) views.push({ view: base === identity ? unwrapped : through(unwrapped, base), wrapped: true });
+		if (unwrapped) views.push(base === identity ? unwrapped : through(unwrapped, base));
 	}
 	return views;
 }
 
-type Range = [number, number];
-
-/** The ranges of the text (through the view, when given) where the search finds a form. */
-function rangesIn(text: string, found: Search, view?: View): Range[] {
-	if (text.length < found.shortest) return [];
-	if (found.upper && text.length >= PRESCAN_FROM_CHARS && holdsNone(text, found.upper)) return [];
-	const ranges: Range[] = [];
-	found.pattern.lastIndex = 0;
-	for (let match = found.pattern.exec(text); match !== null; match = found.pattern.exec(text)) {
-		const end = match.index + match[0].length;
-		ranges.push(view ? [view.start(match.index), view.end(end - 1)] : [match.index, end]);
-	}
-	return ranges;
+/** A list of forms compiled: its searches, and how far one match can reach in the text. */
+interface Compiled {
+	every?: Search;
+	/** Hex forms, searched in the hex view. */
+	hex?: Search;
+	plusIsSpace: boolean;
+	/**
+	 * Per hex form, the hex of its bytes (upper case, those with a letter first): a text lacking one of each form's
+	 * cannot hold a dump of it, and gets no hex view. Undefined without the prescan.
+	 */
+	hexBytes?: string[][];
+	/** Digits-only forms: a number whose value they write is one of them. */
+	numbers: number[];
+	/** Characters of the text one match can span at most, through any view: the overlap between slices. */
+	reach: number;
 }
 
-/** The text with each range (merged where they overlap) replaced by ***. */
-function replaceRanges(text: string, ranges: Range[]): string {
+function compile(forms: readonly string[], prescan: boolean): Compiled {
+	// A key holding text that looks like an escape (`%9f`, `&lt;`) shows in a decoded view decoded: look for that too.
+	const plusIsSpace = forms.some((form) => form.includes(' '));
+	const decoded = (form: string) => decodePass(form, { plusIsSpace });
+	const tokens = [...new Set(forms.flatMap((form) => [form, decoded(form), decoded(decoded(form))]))];
+	const every = search(tokens, forms.flatMap(embeddedForms), prescan);
+	const hexForms = forms.map(hexOf).filter((form) => form.length >= MIN_ENCODED_LENGTH);
+	const hex = search([], hexForms, prescan);
+	const hexBytes = prescan ? hexForms.map(bytesOf) : undefined;
+	const numbers = forms.filter((form) => /^[1-9][0-9]*$/.test(form)).map(Number);
+	return { every, hex, hexBytes, plusIsSpace, numbers, reach: Math.max((every?.longest ?? 0) * VIEW_SPAN, dumpSpan(hex?.longest ?? 0)) + DUMP_LINE_TAIL + 2 };
+}
+
+/** The distinct bytes of a hex form, upper case, those holding a letter first (rarer in ordinary text). */
+function bytesOf(hex: string): string[] {
+	const bytes = [...new Set(hex.toUpperCase().match(/../g) ?? [])];
+	return [...bytes.filter((byte) => /[A-F]/.test(byte)), ...bytes.filter((byte) => !/[A-F]/.test(byte))];
+}
+
+/** Whether the upper-cased text holds every byte of some hex form, so that a dump of it may be there. */
+function mayHoldDump(upper: string, hexBytes: readonly string[][] | undefined): boolean {
+	return hexBytes === undefined || hexBytes.some((bytes) => bytes.every((byte) => upper.includes(byte)));
+}
+
+/** Bytes on one line of a hex dump (xxd, hexdump -C). */
+const DUMP_LINE_BYTES = 16;
+/** Characters between two lines' bytes: an ASCII column with its padding, a line break, the next line's offset. */
+const DUMP_LINE_JOINT = 180;
+
+/** Characters of the text a hex form of `digits` digits spans in a dump: two separators at most per byte, and its line joints. */
+function dumpSpan(digits: number): number {
+	return digits * 2 + (Math.ceil(digits / (2 * DUMP_LINE_BYTES)) + 1) * DUMP_LINE_JOINT;
+}
+
+/** Characters searched in one slice at least (more when a form's reach needs it). */
+const SLICE_CHARS = 64 * 1024;
+/** Characters before a slice searched with it, so that an escape or a token edge just before it reads the same. */
+const SLICE_CONTEXT = 64;
+
+/** The slices' length for these forms: four times the overlap at least, so the overlap stays a small share. */
+function sliceChars(compiled: Compiled): number {
+	return Math.max(SLICE_CHARS, 4 * compiled.reach);
+}
+
+/** Characters after a key's hex up to the end of its line hidden with it: a dump's ASCII column shows the same bytes. */
+const DUMP_LINE_TAIL = 80;
+
+/** The end of the line holding `at` when it is near (a dump's ASCII column), else `at`. */
+function lineEnd(text: string, at: number): number {
+	const end = text.slice(at, at + DUMP_LINE_TAIL + 1).search(/[\r\n]/);
+	if (end !== -1) return at + end;
+	return text.length - at <= DUMP_LINE_TAIL ? text.length : at;
+}
+
+/**
+ * The ranges of `text` starting in [from, to) where a form is found, searching text[from - context, to + reach)
+ * (never past `limit`) and its views; and the work it took (characters searched, over every view built).
+ */
+function slice(text: string, limit: number, compiled: Compiled, from: number, to: number): { ranges: Range[]; work: number } {
+	const start = Math.max(0, from - SLICE_CONTEXT);
+	const piece = text.slice(start, Math.min(limit, to + compiled.reach));
+	const found: Range[] = [];
+	const every = compiled.every;
+	const upper = piece.length >= PRESCAN_FROM_CHARS ? piece.toUpperCase() : undefined;
+	let work = piece.length;
+	if (every) {
+		for (const view of [identityView(piece), ...viewsOf(piece, compiled.plusIsSpace)]) {
+			if (view.text !== piece) work += view.text.length;
+			rangesIn(view, every, start, found, view.text === piece ? upper : undefined);
+		}
+	}
+	const hex = compiled.hex && (upper === undefined || mayHoldDump(upper, compiled.hexBytes)) ? hexView(piece) : undefined;
+	if (hex && compiled.hex) {
+		work += hex.text.length;
+		const dumped: Range[] = [];
+		rangesIn(hex, compiled.hex, start, dumped);
+		for (const range of dumped) found.push([range[0], lineEnd(piece, range[1] - start) + start]);
+	}
+	return { ranges: found.filter(([at]) => at >= from && at < to), work };
+}
+
+/** The first `keep` characters of the text with each range (merged where they overlap) replaced by ***. */
+function replaceRanges(text: string, ranges: Range[], keep: number): string {
+	if (ranges.length === 0) return keep >= text.length ? text : text.slice(0, keep);
 	ranges.sort((a, b) => a[0] - b[0]);
 	const parts: string[] = [];
 	let last = 0;
@@ -377,38 +304,86 @@ function replaceRanges(text: string, ranges: Range[]): string {
 		parts.push(text.slice(last, Math.max(last, from)), '***');
 		last = Math.max(last, to);
 	}
-	parts.push(text.slice(last));
+	if (last < keep) parts.push(text.slice(last, keep));
 	return parts.join('');
 }
 
-/** One compiled redactor per list of forms (a connection derives its list once), so redacting many strings is cheap. */
+/**
+ * Redaction of one text, slice by slice: each step yields the work it did (characters searched over every view
+ * built), so that a caller can give the event loop a turn; the result is the text's first `keep` characters, each
+ * form replaced by ***. Only what is kept is searched, with a margin past the cut as long as a match can reach, so a
+ * key cut at the edge is hidden whole.
+ */
+function* redactSteps(compiled: Compiled, text: string, keep: number): Generator<number, string, void> {
+	const shortest = Math.min(compiled.every?.shortest ?? Infinity, compiled.hex?.shortest ?? Infinity);
+	const kept = Math.min(keep, text.length);
+	if (text.length < shortest) return kept === text.length ? text : text.slice(0, kept);
+	const limit = Math.min(text.length, kept + compiled.reach + 1);
+	const step = sliceChars(compiled);
+	const ranges: Range[] = [];
+	for (let from = 0; from < kept; from += step) {
+		const found = slice(text, limit, compiled, from, Math.min(kept, from + step));
+		for (const range of found.ranges) ranges.push(range);
+		yield found.work;
+	}
+	return replaceRanges(text, ranges, kept);
+}
+
+/** What one redaction costs the caller: the text's steps, to run at once or with a turn of the event loop between. */
+export interface RedactionWork {
+	/** Steps (each yields the work it did) ending with the first `keep` characters of the text, redacted. */
+	steps(text: string, keep?: number): Generator<number, string, void>;
+	/** The value to output in place of a number that writes a key (compared as its text), or undefined. */
+	number(value: number): string | undefined;
+	/** Characters one slice searches: a text up to this long is one step. */
+	sliceChars: number;
+}
+
+/** One compiled redaction per list of forms (a connection derives its list once), so redacting many strings is cheap. */
+const compiledWork = new WeakMap<readonly string[], RedactionWork>();
+
+/** The redaction of these forms, step by step (see RedactionWork). */
+export function redactionWork(forms: readonly string[], options: { prescan?: boolean } = {}): RedactionWork {
+	const known = options.prescan === false ? undefined : compiledWork.get(forms);
+	if (known) return known;
+	const compiled = compile(forms, options.prescan !== false);
+	const clean = (text: string): string => runAll(redactSteps(compiled, text, text.length));
+	const work: RedactionWork = {
+		steps: (text, keep = text.length) => redactSteps(compiled, text, keep),
+		number: (value) => {
+			const text = String(value);
+			const redacted = clean(text);
+			if (redacted !== text) return redacted;
+			// A key of more digits than a double holds comes back from JSON.parse rounded: the same double is the key.
+			return compiled.numbers.includes(value) ? '***' : undefined;
+		},
+		sliceChars: sliceChars(compiled),
+	};
+	if (options.prescan !== false) compiledWork.set(forms, work);
+	return work;
+}
+
+/** Runs steps to their end at once. */
+export function runAll<T>(steps: Generator<number, T, void>): T {
+	for (;;) {
+		const next = steps.next();
+		if (next.done === true) return next.value;
+	}
+}
+
 const compiled = new WeakMap<readonly string[], (text: string) => string>();
 
 /**
- * A function replacing every form (any case, any encoding above) by ***. Each search is an alternation of literal
- * strings, over the text and a bounded number of decoded views of it, each built in one pass: linear in the text
- * whatever it holds. Texts with no escape and no line break are searched once; long texts holding no form (the
- * usual case) are told apart by a cheaper search first.
+ * A function replacing every form (any case, any encoding above) by ***, at once: for texts already bounded small
+ * (errors, messages). Each search is an alternation of literal strings over the text and a bounded number of views
+ * of it, each built in one pass, slice by slice: linear in the text whatever it holds. Long texts holding no form
+ * (the usual case) are told apart by a cheaper search first.
  */
 export function redactor(forms: readonly string[], options: { prescan?: boolean } = {}): (text: string) => string {
 	const known = options.prescan === false ? undefined : compiled.get(forms);
 	if (known) return known;
-	// A key holding text that looks like an escape (`%9f`, `&lt;`) shows in a decoded view decoded: look for that too.
-	const plusIsSpace = forms.some((form) => form.includes(' '));
-	const tokens = [...new Set(forms.flatMap((form) => [form, decodePass(form, { plusIsSpace }), decodePass(decodePass(form, { plusIsSpace }), { plusIsSpace })]))];
-	const every = search(tokens, forms.flatMap(embeddedForms));
-	const wrapped = search([], forms.flatMap(embeddedForms));
-	// Without the prescan (tests compare against it), every text goes through the patterns.
-	if (options.prescan === false) for (const each of [every, wrapped]) if (each) each.upper = undefined;
-	const clean = (text: string): string => {
-		if (every === undefined || text.length < every.shortest) return text;
-		const ranges = rangesIn(text, every);
-		for (const { view, wrapped: unwrapped } of viewsOf(text, plusIsSpace)) {
-			const used = unwrapped ? wrapped : every;
-			if (used) ranges.push(...rangesIn(view.text, used, view));
-		}
-		return ranges.length === 0 ? text : replaceRanges(text, ranges);
-	};
+	const work = redactionWork(forms, options);
+	const clean = (text: string): string => runAll(work.steps(text));
 	if (options.prescan !== false) compiled.set(forms, clean);
 	return clean;
 }

@@ -14,7 +14,6 @@ import { MAX_PARSED_LOG_CHARS } from '../../nodes/shared/logParser';
 import { cutMarker, LIST_KEPT_WHOLE_BYTES, MAX_JOBS_PER_LIST, MAX_STRING_CHARS, transportTiming } from '../../nodes/shared/transport';
 import { deadlineBound } from '../../testkit/deadline';
 import { NODE_NAME, runActionNode } from '../../testkit/engine';
-import { runHeapCapped } from '../../testkit/heapCapped';
 import { searchList } from '../../testkit/listSearch';
 import type { CredentialsMap } from '../../testkit/engine';
 import {
@@ -402,21 +401,8 @@ describe('answers beyond the bounds: bytes, values, nesting, items, log size', (
 		'gzip, 2.7 MB → 1,000,000 listed jobs': async () => ({ kind: 'encoded', encoding: 'gzip', bytes: gzipJobList(1_000_000) }),
 	};
 
-	test('the brotli bomb in a child with a 256 MiB heap: it survives, in little memory, one request, "larger than 4 MiB"', async () => {
-		const answer = await bombs['br, 1 KB → 142,606,336 zeros']();
-		const server = await hostile(() => answer);
-		const outcome = await runHeapCapped(
-			{ target: 'action', parameters: { resource: 'job', operation: 'get', jobId: JOB }, credentials: credentials(server.url) },
-			{ heapMiB: 256, timeoutMs: 60_000 },
-		);
-		expect({ code: outcome.code, signal: outcome.signal }).toEqual({ code: 0, signal: null });
-		expect(outcome.error).toBe("The service's answer is larger than 4 MiB (HTTP 200): not read further");
-		// Its baseline (n8n-core and the engine loaded) is about 190 MiB; before the bounds: V8 aborted at 4 GB.
-		expect(outcome.peakRssMiB).toBeLessThan(400);
-		expect(server.requests).toHaveLength(1);
-		figures.runs++;
-	});
-
+	// The same bombs in a child with a 256 MiB heap (it survives, in little memory, one request) are in the soak tier
+	// (test/soak/answerBombs.soak.test.ts): a child that loads n8n-core takes longer than jest's 30 s on a busy machine.
 	test.each(Object.keys(bombs))('%s: Get, Get Many, Wait, the trigger and the list search fail at once, one request each, never "cannot be reached"', async (name) => {
 		const answer = await bombs[name]();
 		const runs: Array<[string, (url: string) => Promise<{ message: string; description: string }>]> = [

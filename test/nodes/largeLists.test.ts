@@ -174,6 +174,33 @@ describe('the bounds at their edges', () => {
 	}, 60_000);
 });
 
+describe(`a key in a short field of a list over ${LIST_KEPT_WHOLE_BYTES} bytes (no field of it is cut)`, () => {
+	// The service echoes the request's header line into a job's name and message: fields far under the 65,536
+	// characters at which the list reader cuts (and redacts), so only the final redaction of the built list hides them.
+	const echoed = `authorization: Bearer ${TOKEN}`;
+	const text = JSON.stringify([
+		{ ...jobStatus(jobId(0), 'COMPLETED', { start: 1, end: 2 }), jobName: `sales ${TOKEN}`, message: echoed, log: 'x'.repeat(60_000) },
+		...range(1, 140).map((n) => ({ ...jobStatus(jobId(n), 'COMPLETED', { start: 1, end: 2 }), log: 'x'.repeat(60_000) })),
+	]);
+
+	test('Get Many, the trigger and the Job ID list show no form of it', async () => {
+		expect(Buffer.byteLength(text)).toBeGreaterThan(LIST_KEPT_WHOLE_BYTES);
+		const server = await serve(lists({ active: '[]', history: text, all: text }));
+		const many = await runActionNode({ credentials: credentials(server.url), parameters: { resource: 'job', operation: 'getMany', returnAll: true } });
+		expect(many.error).toBeUndefined();
+		expect(many.json).toHaveLength(141);
+		expect(many.json[0][LIST_CUT_FIELD]).toBeUndefined();
+		expectNoSecrets(many, credentials(server.url));
+		expect(JSON.stringify(many.json[0])).not.toContain(TOKEN);
+		const events = (await createPoller({ triggerOn: 'anyChange', startFrom: 'existing' }, credentials(server.url)).poll()) ?? [];
+		expect(events).toHaveLength(141);
+		expect(JSON.stringify(events.map((event) => event.json))).not.toContain(TOKEN);
+		const found = await searchList('searchJobs', { authentication: 'jobExecutionApi' }, credentials(server.url));
+		expect(found.results).toHaveLength(141);
+		expect(JSON.stringify(found.results)).not.toContain(TOKEN);
+	}, 60_000);
+});
+
 /** One run in a child process (256 MiB over its own baseline would be far past the goal), with its figures. */
 async function measured(run: Omit<ChildRun, 'credentials'>, text: string): Promise<ChildOutcome> {
 	const server = await serve(lists({ active: '[]', history: text, all: text }));

@@ -1,5 +1,5 @@
 /**
- * Soak tier (npm test runs the brotli bomb alone in a child, and the others in-process, in test/nodes/hostileService.test.ts).
+ * Soak tier (npm test runs every bomb in-process, in test/nodes/hostileService.test.ts: refused at once, one request).
  * Compression bombs through n8n's engine, each node run in a child process with a 256 MiB heap (testkit/heapCapped.ts),
  * against a real 127.0.0.1 server: a 1 KB brotli answer that decodes to 142,606,336 zeros, a 0.3 MB gzip job whose
  * log decodes to 288 MiB, a 0.5 MB multi-member gzip list of 528 MiB. Before the bounds, the first killed n8n (V8

@@ -9,15 +9,20 @@ import { AttemptStop, DeadlineClock } from '../../nodes/shared/transport';
 beforeEach(() => jest.useFakeTimers({ now: 1_000_000 }));
 afterEach(() => jest.useRealTimers());
 
+/** A clock whose loop is never busy: every ms of wall time is waiting time (fake timers move both). */
+function quietClock(): DeadlineClock {
+	return new DeadlineClock(Date.now, () => Date.now());
+}
+
 /** Lets the sleep's promise callbacks run after timers fired. */
 async function advance(ms: number): Promise<void> {
 	await jest.advanceTimersByTimeAsync(ms);
 }
 
 test('a deadline fires at its time, once, and not before', async () => {
-	const clock = new DeadlineClock();
+	const clock = quietClock();
 	const late = jest.fn();
-	clock.add(Date.now() + 20_000, late);
+	clock.add(20_000, late);
 	await advance(19_999);
 	expect(late).not.toHaveBeenCalled();
 	await advance(1);
@@ -28,11 +33,11 @@ test('a deadline fires at its time, once, and not before', async () => {
 });
 
 test('a finished deadline never fires, and the ones left still do', async () => {
-	const clock = new DeadlineClock();
+	const clock = quietClock();
 	const first = jest.fn();
 	const second = jest.fn();
-	clock.finish(clock.add(Date.now() + 100, first));
-	clock.add(Date.now() + 200, second);
+	clock.finish(clock.add(100, first));
+	clock.add(200, second);
 	await advance(150);
 	expect(first).not.toHaveBeenCalled();
 	await advance(50);
@@ -41,11 +46,11 @@ test('a finished deadline never fires, and the ones left still do', async () => 
 });
 
 test('an earlier deadline added while a later one is pending fires at its own time', async () => {
-	const clock = new DeadlineClock();
+	const clock = quietClock();
 	const later = jest.fn();
 	const earlier = jest.fn();
-	clock.add(Date.now() + 20_000, later);
-	clock.add(Date.now() + 500, earlier);
+	clock.add(20_000, later);
+	clock.add(500, earlier);
 	await advance(500);
 	expect(earlier).toHaveBeenCalledTimes(1);
 	expect(later).not.toHaveBeenCalled();
@@ -56,11 +61,10 @@ test('an earlier deadline added while a later one is pending fires at its own ti
 });
 
 test('a thousand attempts, most finished: each unfinished one fires once at its time, through sweeps', async () => {
-	const clock = new DeadlineClock();
+	const clock = quietClock();
 	const fired: number[] = [];
-	const start = Date.now();
 	for (let i = 0; i < 1000; i++) {
-		const entry = clock.add(start + 1000 + i, () => fired.push(i));
+		const entry = clock.add(1000 + i, () => fired.push(i));
 		if (i % 10 !== 0) clock.finish(entry);
 	}
 	expect(clock.pending).toBe(100);
@@ -72,22 +76,22 @@ test('a thousand attempts, most finished: each unfinished one fires once at its 
 });
 
 test('closed with nothing pending, the clock leaves no timer; a later deadline still fires', async () => {
-	const clock = new DeadlineClock();
-	clock.finish(clock.add(Date.now() + 20_000, jest.fn()));
+	const clock = quietClock();
+	clock.finish(clock.add(20_000, jest.fn()));
 	expect(jest.getTimerCount()).toBe(1);
 	clock.close();
 	await advance(0);
 	expect(jest.getTimerCount()).toBe(0);
 	const late = jest.fn();
-	clock.add(Date.now() + 300, late);
+	clock.add(300, late);
 	await advance(300);
 	expect(late).toHaveBeenCalledTimes(1);
 });
 
 test('closed while a deadline is pending, the clock keeps it', async () => {
-	const clock = new DeadlineClock();
+	const clock = quietClock();
 	const late = jest.fn();
-	clock.add(Date.now() + 300, late);
+	clock.add(300, late);
 	clock.close();
 	await advance(300);
 	expect(late).toHaveBeenCalledTimes(1);
@@ -116,4 +120,47 @@ test('a signal asked for after the attempt stopped is already aborted', () => {
 	stop.stop();
 	expect(stop.signal.aborted).toBe(true);
 	expect((stop.signal.reason as Error).message).toBe('the attempt is over');
+});
+
+test('only waiting counts: while the loop is busy the deadline does not advance, and it fires once the limit was waited', async () => {
+	let frozen: number | undefined;
+	let busyMs = 0;
+	const clock = new DeadlineClock(Date.now, () => frozen ?? Date.now() - busyMs);
+	const late = jest.fn();
+	const start = Date.now();
+	clock.add(1000, late);
+	await advance(600);
+	// 700 ms of the node's own work: the wall clock passes the limit, the waiting does not.
+	frozen = Date.now();
+	await advance(700);
+	expect(late).not.toHaveBeenCalled();
+	frozen = undefined;
+	busyMs = 700;
+	await advance(399);
+	expect(late).not.toHaveBeenCalled();
+	// Due once 1000 ms were waited (at +1700); the clock looks again at most one busy stretch later.
+	await advance(100);
+	expect(late).toHaveBeenCalledTimes(1);
+	expect(Date.now() - start).toBe(1799);
+});
+
+test("a finished deadline (the answer's last byte is in) never fires, however long the node then works", async () => {
+	let busyMs = 0;
+	const clock = new DeadlineClock(Date.now, () => Date.now() - busyMs);
+	const late = jest.fn();
+	const entry = clock.add(1000, late);
+	await advance(400);
+	clock.finish(entry);
+	busyMs += 5000;
+	await advance(5000);
+	expect(late).not.toHaveBeenCalled();
+	expect(clock.pending).toBe(0);
+});
+
+test("by default the waiting counted is the event loop's idle time", () => {
+	jest.useRealTimers();
+	const clock = new DeadlineClock();
+	const idle = performance.eventLoopUtilization().idle;
+	expect(clock.waited()).toBeGreaterThanOrEqual(idle);
+	expect(clock.waited()).toBeLessThan(idle + 1000);
 });

@@ -19,6 +19,7 @@ import {
 	MAX_LIST_TOKEN_CHARS,
 	readListAnswer,
 } from '../../nodes/shared/transport';
+import { secretForms } from '../../nodes/shared/redaction';
 
 /** Feeds `text` in pieces of `size` characters; the builder's answer. */
 function build(text: string, size = text.length || 1): ReturnType<ListBuilder['finish']> {
@@ -148,3 +149,35 @@ test(`bytes streamed: a list of exactly ${MAX_LIST_ANSWER_BYTES} bytes is read (
 		kind: 'oversized',
 	});
 }, 60_000);
+
+test(`a list over ${LIST_KEPT_WHOLE_BYTES} bytes that starts with white space (pretty-printed JSON) is read, not refused as "not a JSON list"`, async () => {
+	const jobs = Array.from({ length: 150 }, (_, n) => ({ id: `job-${n}`, executionStatus: 'COMPLETED', log: 'x'.repeat(60_000) }));
+	const pretty = `\r\n \t${JSON.stringify(jobs, null, 2)}\n`;
+	expect(Buffer.byteLength(pretty)).toBeGreaterThan(LIST_KEPT_WHOLE_BYTES);
+	// The first chunk is white space only: what decides is the first character after it.
+	const chunks = [Buffer.from('\r\n \t'), Buffer.from(pretty.slice(4))];
+	const read = await readListAnswer({ destroy() {}, async *[Symbol.asyncIterator]() { yield* chunks; } }, new AttemptStop(), []);
+	expect(read.problem).toBeUndefined();
+	expect((read.body as Array<{ id: string }>).map((job) => job.id)).toEqual(jobs.map((job) => job.id));
+});
+
+describe('a long field is cut before it is redacted: a key at the cut is still hidden, whatever its form', () => {
+	const KEY = 'cut-edge-key&<>"\'+/%9Qz';
+	const forms = secretForms([KEY]);
+	const percent = (text: string) => [...Buffer.from(text)].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+	test.each([
+		['as sent', KEY],
+		['every byte percent-encoded', percent(KEY)],
+	])('%s, straddling the cut', (_, form) => {
+		for (const before of [1, 5, form.length - 1]) {
+			const text = `${'x'.repeat(MAX_LIST_FIELD_CHARS - before - 1)} ${form} ${'y'.repeat(200_000)}`;
+			const builder = new ListBuilder(forms);
+			builder.write(JSON.stringify([{ id: 'a', log: text }]));
+			const outcome = builder.finish() as { body: Array<{ log: string }> };
+			const kept = outcome.body[0].log.slice(0, MAX_LIST_FIELD_CHARS);
+			// No piece of the key that could tell it: its visible part at the edge is gone, not left half shown.
+			expect(kept.slice(MAX_LIST_FIELD_CHARS - before)).not.toBe(form.slice(0, before));
+			expect(kept.startsWith(`${'x'.repeat(MAX_LIST_FIELD_CHARS - before - 1)} `)).toBe(true);
+		}
+	});
+});

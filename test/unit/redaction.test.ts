@@ -1,5 +1,6 @@
 // Redaction at its edges: the shortest key hidden and the one left alone, tokens, base64 at each alignment, every escape, and the prescan changing nothing.
-import { MIN_SECRET_LENGTH, redact, redactor, secretForms, shortSecretProblem } from '../../nodes/shared/redaction';
+import { MIN_SECRET_LENGTH, redact, redactionWork, redactor, runAll, secretForms, shortSecretProblem } from '../../nodes/shared/redaction';
+import { cleanParsed, cutMarker, MAX_STRING_CHARS } from '../../nodes/shared/transport';
 import { ECHO_FORMS, transform } from '../../testkit/hostileServer';
 import { secretSearch } from '../../testkit/secrets';
 
@@ -155,5 +156,164 @@ describe('redactor: the search before the patterns changes nothing', () => {
 			const text = unit.repeat(size);
 			expect(redact(text, forms)).toBe(text);
 		}
+	});
+});
+
+describe('the forms of issue 33', () => {
+	const kinds = [
+		{ name: 'bearer', line: (key: string) => `Authorization: Bearer ${key}` },
+		{ name: 'custom header', line: (key: string) => `X-Api-Secret: ${key}` },
+		{ name: 'relay API key', line: (key: string) => `apiKey: ${key}` },
+		{ name: 'user API key', line: (key: string) => `user-api-key: ${key}` },
+	];
+
+	test.each(kinds)('$name: a key wrapped over two log lines (LF or CRLF) at every point is hidden', ({ line }) => {
+		const forms = secretForms([SYMBOLIC]);
+		for (let at = 1; at < SYMBOLIC.length; at++) {
+			for (const lineBreak of ['\n', '\r\n']) {
+				const text = `2026-01-05 INFO ${line(SYMBOLIC.slice(0, at))}${lineBreak}${SYMBOLIC.slice(at)}; accept: application/json`;
+				const redacted = redact(text, forms);
+				expect(redacted).toContain('***');
+				expect(secretSearch({ c: { token: SYMBOLIC } })(redacted)).toBeUndefined();
+			}
+		}
+	});
+
+	test('a wrapped key is found across one line break, not across a blank line, and keeps the token rule', () => {
+		const forms = secretForms(['deadbeef42']);
+		expect(redact('key dead\nbeef42 end', forms)).toBe('key *** end');
+		expect(redact('key dead\n\nbeef42 end', forms)).toBe('key dead\n\nbeef42 end');
+		expect(redact('xdead\nbeef42 and dead\nbeef42x', forms)).toBe('xdead\nbeef42 and dead\nbeef42x');
+	});
+
+	test.each(['xxd', 'xxdUpper', 'hexdumpC', 'colonHex', 'colonHexUpper'] as const)('%s: the key\'s bytes and the ASCII column of their lines are hidden', (form) => {
+		const forms = secretForms([SYMBOLIC]);
+		for (const prefix of ['', 'a', 'ab', 'Authorization: Bearer ']) {
+			const text = `2026-01-05 INFO headers: ${transform(`${prefix}${SYMBOLIC}; host: 127.0.0.1`, form)}`;
+			const redacted = redact(text, forms);
+			expect(secretSearch({ c: { token: SYMBOLIC } })(redacted)).toBeUndefined();
+			// No four characters of the key in a row show, in the ASCII column or anywhere.
+			for (let at = 0; at + 4 <= SYMBOLIC.length; at++) expect(redacted).not.toContain(SYMBOLIC.slice(at, at + 4));
+		}
+	});
+
+	test('hex dumps and dates that are no key stay as they are', () => {
+		const forms = secretForms([SYMBOLIC, 'tok-Abc123xyz']);
+		for (const text of [transform('nothing secret here, only a header: accept: */*', 'xxd'), transform('plain text', 'hexdumpC'), '2026-01-05 09:00:00.125 aa:bb:cc:dd:ee:ff 41 42 43']) {
+			expect(redact(text, forms)).toBe(text);
+		}
+	});
+
+	test.each([
+		['+', `a+b/c%d${SYMBOLIC}`],
+		['/', `key/with/slashes-${SYMBOLIC}`],
+	])('base64 of the URL- and form-encoded header line, a key holding %s, at every alignment', (_char, key) => {
+		const forms = secretForms([key]);
+		for (const encode of [encodeURIComponent, (line: string) => new URLSearchParams({ h: line }).toString()]) {
+			for (const offset of [0, 1, 2]) {
+				const text = Buffer.from(`${'#'.repeat(offset)}${encode(`authorization: Bearer ${key}`)}`).toString('base64');
+				const redacted = redact(text, forms);
+				expect(redacted).toContain('***');
+				expect(secretSearch({ c: { token: key } })(redacted)).toBeUndefined();
+			}
+		}
+	});
+});
+
+describe('numbers are compared as their text', () => {
+	test('a digits-only key echoed as a JSON number, safe or beyond a double, is hidden; other numbers stay', async () => {
+		const safe = '73914052618';
+		const big = '7391405261827364519';
+		const forms = secretForms([safe, big]);
+		const parsed = JSON.parse(`{"a":${safe},"b":${big},"c":[${safe}.5,-${safe}],"d":173914052618,"e":7391405261,"f":${safe}}`) as Record<string, unknown>;
+		const cleaned = (await cleanParsed(parsed, forms)) as Record<string, unknown>;
+		expect(cleaned).toEqual({ a: '***', b: '***', c: ['***.5', '-***'], d: 173914052618, e: 7391405261, f: '***' });
+		expect(await cleanParsed(Number(safe), forms)).toBe('***');
+		expect(await cleanParsed(7391405261, forms)).toBe(7391405261);
+	});
+});
+
+describe('work bounded per answer: cut first, slices with an overlap', () => {
+	const forms = secretForms([SYMBOLIC, 'tok-Abc123xyz']);
+	const work = redactionWork(forms);
+	const encodings: Array<[string, (text: string) => string]> = [
+		['raw', (text) => text],
+		['every byte percent-encoded', (text) => transform(text, 'everyBytePercent')],
+		['JSON \\u escapes', (text) => transform(text, 'jsonUnicode')],
+		['HTML numeric', (text) => transform(text, 'htmlNumeric')],
+		['percent-encoded twice', (text) => encodeURIComponent(transform(text, 'everyBytePercent'))],
+		['wrapped at every 5 characters', (text) => text.replace(/(.{5})/g, '$1\n')],
+	];
+
+	test.each(encodings)('%s: a key straddling a slice edge, at every offset, is hidden', (_name, encode) => {
+		const key = encode(`Bearer ${SYMBOLIC}`);
+		const filler = 'x '.repeat(work.sliceChars);
+		for (let before = 0; before <= key.length + 1; before += Math.max(1, Math.floor(key.length / 12))) {
+			const head = filler.slice(0, work.sliceChars - before);
+			const text = `${head}${key} tail`;
+			const redacted = runAll(work.steps(text));
+			expect(redacted.startsWith(head.slice(0, head.length - 100))).toBe(true);
+			expect(redacted.endsWith(' tail')).toBe(true);
+			expect(secretSearch({ c: { token: SYMBOLIC } })(redacted.slice(head.length - 100))).toBeUndefined();
+		}
+	});
+
+	test.each(encodings)('%s: a key straddling the cut at MAX_STRING_CHARS shows no part of itself', async (_name, encode) => {
+		const key = encode(SYMBOLIC);
+		for (const inside of [1, Math.floor(key.length / 2), key.length - 1]) {
+			const head = 'y'.repeat(MAX_STRING_CHARS - inside - 1) + ' ';
+			const text = `${head}${key} and more`;
+			const cleaned = (await cleanParsed(text, forms)) as string;
+			expect(cleaned.endsWith(cutMarker(text.length - MAX_STRING_CHARS))).toBe(true);
+			const kept = cleaned.slice(0, cleaned.length - cutMarker(text.length - MAX_STRING_CHARS).length);
+			expect(kept === `${head}***`).toBe(true);
+		}
+	});
+
+	test('exactly at the cap nothing is cut and a key at its very end is hidden; one past, the cut is said', async () => {
+		const atCap = `${'z'.repeat(MAX_STRING_CHARS - SYMBOLIC.length - 1)} ${SYMBOLIC}`;
+		expect(atCap).toHaveLength(MAX_STRING_CHARS);
+		expect((await cleanParsed(atCap, forms)) === `${atCap.slice(0, -SYMBOLIC.length)}***`).toBe(true);
+		const onePast = `${atCap} `;
+		expect((await cleanParsed(onePast, forms)) === `${atCap.slice(0, -SYMBOLIC.length)}***${cutMarker(1)}`).toBe(true);
+		const plainOnePast = 'w'.repeat(MAX_STRING_CHARS + 1);
+		expect((await cleanParsed(plainOnePast, forms)) === `${'w'.repeat(MAX_STRING_CHARS)}${cutMarker(1)}`).toBe(true);
+	});
+
+	test('escape-dense text: each step\'s work is bounded, and the work is linear in what is kept, whatever the length', () => {
+		for (const unit of ['%41\n', '%2541\n', '\\u0041', '&#65;', '41:']) {
+			const perChar: number[] = [];
+			for (const chars of [MAX_STRING_CHARS / 4, MAX_STRING_CHARS, 2 * MAX_STRING_CHARS]) {
+				const text = unit.repeat(Math.ceil(chars / unit.length)).slice(0, chars);
+				const steps = work.steps(text, MAX_STRING_CHARS);
+				let total = 0;
+				for (let next = steps.next(); next.done !== true; next = steps.next()) {
+					// One slice and its overlap, over at most seven readings of it (the text, four views, the hex view).
+					expect(next.value).toBeLessThanOrEqual(7 * (work.sliceChars + 2 * (work.sliceChars / 4) + 64));
+					total += next.value;
+				}
+				perChar.push(total / Math.min(chars, MAX_STRING_CHARS));
+			}
+			// Past the cut nothing more is searched; below it, the work per character is the same.
+			expect(Math.max(...perChar)).toBeLessThanOrEqual(7 * 1.5);
+		}
+	});
+
+	test('cleanParsed gives the event loop a turn while a 4 MiB escape-dense answer is redacted', async () => {
+		const answer = { log: '%2541\n'.repeat(Math.ceil((4 * 1024 * 1024) / 6)), note: `Bearer ${SYMBOLIC}` };
+		const sentLength = answer.log.length;
+		let turns = 0;
+		let running = true;
+		const tick = (): void => {
+			turns++;
+			if (running) setImmediate(tick);
+		};
+		setImmediate(tick);
+		const cleaned = (await cleanParsed(answer, forms)) as Record<string, string>;
+		running = false;
+		expect(cleaned.note).toBe('Bearer ***');
+		expect(cleaned.log.endsWith(cutMarker(sentLength - MAX_STRING_CHARS))).toBe(true);
+		// Work per turn is bounded: 2 Mi characters kept, searched over several views, take many turns.
+		expect(turns).toBeGreaterThanOrEqual(8);
 	});
 });

@@ -29,7 +29,7 @@ import {
 	transportTiming,
 } from '../../nodes/shared/transport';
 import { MAX_RETRY_AFTER_MS } from '../../nodes/shared/transport/errors';
-import { EVENT_LOOP_BLOCK_MS, HEAP_CAP_MB, RSS_CAP_MB } from '../../testkit/fuzz/protocol';
+import { BLOCK_GOAL_MS, EVENT_LOOP_BLOCK_MS, HEAP_CAP_MB, RSS_CAP_MB } from '../../testkit/fuzz/protocol';
 import { markers, writeMeasuredBlock } from '../../testkit/measuredBlock';
 
 const PAGE = join(__dirname, '../../docs/guarantees.md');
@@ -52,8 +52,8 @@ function table(): string {
 		['Characters of one string (value or key)', count(MAX_STRING_CHARS), 'cut, with a marker'],
 		['Jobs taken from one list (the service promises 100)', count(MAX_JOBS_PER_LIST), 'the rest is left, and the node says how many'],
 		['Characters of a log that Parse Log parses', count(MAX_PARSED_LOG_CHARS), 'kept raw, with `logNotParsed` saying why'],
-		['One attempt of a call', `${transportTiming.attemptMs / 1000} s`, 'whatever the service does (drips, silence, headers only)'],
-		['One call with its retries, and one trigger poll', `${transportTiming.callMs / 1000} s`, 'a Wait for Completion ends by its Timeout'],
+		['One attempt of a call, in time spent waiting on the service', `${transportTiming.attemptMs / 1000} s`, "whatever the service does (drips, silence, headers only); the node's own work is never counted (see Deadlines)"],
+		['One call with its retries, and one trigger poll, in time spent waiting on the service', `${transportTiming.callMs / 1000} s`, 'a Wait for Completion ends by its Timeout'],
 		['A `Retry-After` the nodes wait for', `${MAX_RETRY_AFTER_MS / 3_600_000} h`, "honoured within the call's time, or the call fails at once saying when; the trigger's poll that met it fails saying until when (seen in the executions list), and later polls until then send nothing"],
 		['Requests in flight of one version 2 action node at its defaults (Get, Submit, Wait for Completion)', `${count(DEFAULT_MAX_IN_FLIGHT)} (Concurrency sets 1–100)`, `starts at ${INITIAL_IN_FLIGHT}, grows while answers are ok (a slow answer holds nothing), halves on a 429, a 503, a timeout or a dropped connection; an item waiting for its job between reads holds none; version 1: one at a time`],
 		['Items of one version 2 action node started and not yet ended', count(MAX_ITEMS_AT_ONCE), 'the next item starts when one ends'],
@@ -63,7 +63,7 @@ function table(): string {
 		['Unfinished jobs the trigger tracks', count(MAX_OPEN_JOBS), 'the least recently seen are forgotten'],
 		['Failed reads of one tracked job before the trigger gives it up', String(MAX_MISSES), 'read again with doubling backoff, logged each poll; every other job keeps firing'],
 	];
-	const fuzz = `The fuzzer (\`testkit/fuzz/\`) runs each operation, the trigger, the Job ID list and the credential Test in a child process with a ${HEAP_CAP_MB} MiB heap, and fails a run whose resident memory passes ${RSS_CAP_MB} MiB or whose event loop is blocked for more than ${EVENT_LOOP_BLOCK_MS} ms of CPU time.`;
+	const fuzz = `The fuzzer (\`testkit/fuzz/\`) runs each operation, the trigger, the Job ID list and the credential Test in a child process with a ${HEAP_CAP_MB} MiB heap, and fails a run whose resident memory passes ${RSS_CAP_MB} MiB or whose event loop is blocked for more than ${EVENT_LOOP_BLOCK_MS} ms of CPU time (${BLOCK_GOAL_MS} ms where every answer is within the bounds above: escape-dense logs at each size bound, keys in short fields of lists past the size kept whole).`;
 	return ['| What the service sends | Bound | Past it |', '|---|---|---|', ...rows.map((row) => `| ${row.join(' | ')} |`), '', fuzz].join('\n');
 }
 

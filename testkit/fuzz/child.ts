@@ -68,7 +68,9 @@ export function measure(value: unknown, shown: (text: string) => boolean): Outpu
 			break;
 		}
 		if (typeof current === 'string') visit(current);
-		else if (typeof current === 'number' || typeof current === 'boolean') figures.bytes += 8;
+		// A number is read as its text: a digits-only key echoed as a JSON number shows there.
+		else if (typeof current === 'number') visit(String(current));
+		else if (typeof current === 'boolean') figures.bytes += 8;
 		else if (current && typeof current === 'object' && !seen.has(current)) {
 			seen.add(current);
 			for (const [key, child] of Object.entries(current)) {

@@ -34,7 +34,17 @@ export type Fault =
 	 */
 	| { kind: 'oddValues'; form: OddValues }
 	/** A conforming answer of real size: every job's log `logBytes` long, and lists of `jobs` jobs (issue 26 §1). */
-	| { kind: 'bigLogs'; logBytes: number; jobs: number };
+	| { kind: 'bigLogs'; logBytes: number; jobs: number }
+	| SizeBoundFault;
+
+/**
+ * Answers at a size bound of docs/guarantees.md (issue 33): logs of escape-dense text (every character in an escape
+ * of some form) filling a 4 MiB job, an 8 MiB list kept whole or a streamed list (up to 256 MiB in the soak tier's
+ * seeds); or a list over 8 MiB whose short fields hold the request's header lines (a key no cut ever redacts).
+ */
+export type SizeBoundFault =
+	| { kind: 'denseLogs'; unit: string; bound: 'job' | 'keptWhole' | 'streamed'; bytes: number }
+	| { kind: 'keyInBigList'; bytes: number };
 
 export type OddValues = 'loneSurrogates' | 'bigNumbers';
 
@@ -57,6 +67,9 @@ export type WorldFault =
 	| { kind: 'duplicates' }
 	| { kind: 'impossibleTransitions' }
 	| { kind: 'unreadableJob'; status: number };
+
+/** Classes at the size bounds (issue 33): their runs must never block the event loop past BLOCK_GOAL_MS (protocol.ts). */
+export const SIZE_BOUND_CLASSES = ['escapeDense', 'keyInBigList'] as const;
 
 export const CLASSES = [
 	'sane',
@@ -88,6 +101,7 @@ export const CLASSES = [
 	/** Submit run as an AI agent's tool under n8n's Retry On Fail (makeHandleToolInvocation), its try failing after the submission. */
 	'aiToolRetry',
 	'realisticSize',
+	...SIZE_BOUND_CLASSES,
 ] as const;
 export type ClassName = (typeof CLASSES)[number];
 
@@ -152,14 +166,30 @@ function targetsFor(className: ClassName): Target[] {
 	if (className === 'aiToolRetry') return ['submit', 'submitAndWait'];
 	if (className === 'sane') return [...TARGETS];
 	if (className === 'echoLog') return ['get', 'wait', 'submitAndWait', 'getMany', 'trigger'];
-	if (className === 'realisticSize') return ['get', 'wait', 'submitAndWait', 'getMany', 'trigger', 'listSearch', 'credentialTest'];
+	if (className === 'realisticSize' || className === 'escapeDense') return ['get', 'wait', 'submitAndWait', 'getMany', 'trigger', 'listSearch', 'credentialTest'];
+	if (className === 'keyInBigList') return ['getMany', 'trigger', 'listSearch'];
 	return TARGETS.filter((target) => target !== 'navigationUrl');
 }
 
 const STATUSES = [400, 403, 404, 429, 500, 503];
 const RETRY_AFTER = ['1', '2', '100000', '-5', 'soon', 'DATE+5', 'Fri, 01 Jan 2100 00:00:00 GMT', 'Thu, 01 Jan 1970 00:00:00 GMT'];
 
-function routeFault(random: Random, className: ClassName, target: Target): Fault | undefined {
+const MIB = 1024 * 1024;
+/** Escape-dense units: URL-encoded once and twice, JSON and HTML escapes as text, and characters JSON itself escapes. */
+const DENSE_UNITS = ['%41\n', '%2541\n', '\\u0041\n', '&#65;&#x41;\n', '"\\\t'];
+
+/** A fault at a size bound: a 4 MiB job for reads, else an 8 MiB list kept whole or a streamed one (huge: soak seeds). */
+function sizeBoundFault(random: Random, className: ClassName, target: Target, huge: boolean): Fault | undefined {
+	const single = target === 'get' || target === 'wait' || target === 'submitAndWait';
+	if (className === 'keyInBigList') return { kind: 'keyInBigList', bytes: random.pick([9, 12]) * MIB };
+	if (className !== 'escapeDense') return undefined;
+	const unit = random.pick(DENSE_UNITS);
+	if (single) return { kind: 'denseLogs', unit, bound: 'job', bytes: 4 * MIB };
+	if (random.chance(0.4)) return { kind: 'denseLogs', unit, bound: 'keptWhole', bytes: 8 * MIB };
+	return { kind: 'denseLogs', unit, bound: 'streamed', bytes: random.pick(huge ? [64, 250] : [12, 24]) * MIB };
+}
+
+function routeFault(random: Random, className: ClassName, target: Target, seed: number): Fault | undefined {
 	const single = target === 'get' || target === 'wait' || target === 'submitAndWait';
 	switch (className) {
 		case 'brBomb':
@@ -205,7 +235,8 @@ function routeFault(random: Random, className: ClassName, target: Target): Fault
 		case 'realisticSize':
 			return { kind: 'bigLogs', logBytes: random.pick([100 * 1024, 400 * 1024, 1024 * 1024]), jobs: 100 };
 		default:
-			return undefined;
+			// Streamed lists of 64 and 250 MiB only in the soak tier's seeds (from 1000 on).
+			return sizeBoundFault(random, className, target, seed >= 1000);
 	}
 }
 
@@ -244,7 +275,7 @@ function placeFault(random: Random, scenario: Scenario, className: ClassName, fa
 	const routes = routesOf(scenario.target);
 	let route = random.pick(routes);
 	// Echoed logs and parse-log padding are job bodies: they go where finished jobs are read.
-	if (fault.kind === 'echoLog' || fault.kind === 'logCpu' || fault.kind === 'bigLogs') route = routes.includes('read') ? 'read' : routes.includes('history') ? 'history' : route;
+	if (fault.kind === 'echoLog' || fault.kind === 'logCpu' || fault.kind === 'bigLogs' || fault.kind === 'denseLogs' || fault.kind === 'keyInBigList') route = routes.includes('read') ? 'read' : routes.includes('history') ? 'history' : route;
 	if (className === 'waitPacing') route = 'read';
 	// The tool's try fails on its submission, or (Submit and wait) on every read of the job it created.
 	if (className === 'aiToolRetry') route = routes.includes('read') && random.chance(0.5) ? 'read' : 'submit';
@@ -293,7 +324,7 @@ export function scenarioFor(seed: number): Scenario {
 		scenario.wait = long ? { pollInterval: 75, timeout: 80 } : { pollInterval: 1, timeout: bombs ? 20 : random.int(3, 5) };
 	}
 	for (const name of [...classes]) {
-		const fault = routeFault(random, name, target);
+		const fault = routeFault(random, name, target, seed);
 		const placed = fault && routesOf(target).length > 0 ? placeFault(random, scenario, name, fault) : undefined;
 		if (placed) scenario.faults.push(placed);
 		else if (fault) classes.splice(classes.indexOf(name), 1);

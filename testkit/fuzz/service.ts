@@ -14,7 +14,8 @@ import { realisticLog } from '../largeLists';
 import { adversarialLog, bomb, deepJob, encodeSmall, FUZZ_JOB_ID, hugeList, saneJob, withOddValues } from './bodies';
 import type { Encoding, WireBody } from './bodies';
 import { Random } from './random';
-import type { Fault, Route, RouteFault, Scenario } from './scenario';
+import type { Fault, Route, RouteFault, Scenario, SizeBoundFault } from './scenario';
+import { denseLog } from '../workBounds';
 import { World } from './world';
 
 export interface ServedRequest {
@@ -75,6 +76,12 @@ function headerLines(headers: IncomingHttpHeaders): string {
 function echoedLog(lines: string, first: EchoForm): string {
 	const forms = [first, ...ECHO_FORMS.filter((form) => form !== first)];
 	return forms.map((form) => `2026-01-05 09:00:00 [main] INFO request headers (${form}): ${transform(lines, form)}`).join('\n');
+}
+
+/** Each job of a JSON text with the digits-only header values (a key) beside its log, as JSON numbers: `"keyNumbers":[7391405261827364519]`. */
+function withKeyNumbers(text: string, headers: IncomingHttpHeaders): string {
+	const digits = Object.values(headers).filter((value): value is string => typeof value === 'string' && /^[1-9][0-9]{7,}$/.test(value));
+	return digits.length === 0 ? text : text.split('"log":').join(`"keyNumbers":[${digits.join(',')}],"log":`);
 }
 
 function retryAfterMs(value: string, sentAt: number): number | undefined {
@@ -162,7 +169,16 @@ class Service {
 		return { status: 200, text: JSON.stringify(list.map(withLog)) };
 	}
 
-	private sendSane(response: ServerResponse, record: ServedRequest, route: Route, id: string | undefined, log?: string, change?: (text: string) => string, jobs?: number): void {
+	private sendSane(
+		response: ServerResponse,
+		record: ServedRequest,
+		route: Route,
+		id: string | undefined,
+		log?: string,
+		change?: (text: string) => string,
+		jobs?: number,
+		plain = false,
+	): void {
 		const sane = this.saneBody(route, id, log, jobs);
 		const { status, ids } = sane;
 		const text = change && status === 200 ? change(sane.text) : sane.text;
@@ -174,7 +190,7 @@ class Service {
 			this.visible.set(this.poll, seen);
 		}
 		// A list of real size (100 MiB) goes uncompressed: brotli would take the service minutes to write it.
-		send(response, status, encodeSmall(text, jobs !== undefined && text.length > BIG_BODY_CHARS ? 'identity' : this.encodingFor(route, record.index)));
+		send(response, status, encodeSmall(text, plain || (jobs !== undefined && text.length > BIG_BODY_CHARS) ? 'identity' : this.encodingFor(route, record.index)));
 	}
 
 	private async sendFault(response: ServerResponse, record: ServedRequest, fault: Fault, route: Route, id: string | undefined, headers: IncomingHttpHeaders): Promise<void> {
@@ -189,7 +205,7 @@ class Service {
 			case 'logCpu':
 				return this.sendSane(response, record, route, id, adversarialLog(fault.pattern, fault.size));
 			case 'echoLog':
-				return this.sendSane(response, record, route, id, echoedLog(headerLines(headers), fault.form));
+				return this.sendSane(response, record, route, id, echoedLog(headerLines(headers), fault.form), (text) => withKeyNumbers(text, headers));
 			case 'oddValues':
 				return this.sendSane(response, record, route, id, undefined, (text) => withOddValues(text, fault.form));
 			case 'bigLogs':
@@ -217,7 +233,30 @@ class Service {
 			}
 			case 'slow':
 				return this.slow(response, fault.how);
+			case 'denseLogs':
+			case 'keyInBigList':
+				return this.sendAtBound(response, record, fault, route, id, headers);
 		}
+	}
+
+	/**
+	 * A sane body grown to the fault's size: every job's log of escape-dense text (the answer at most `bytes`), or
+	 * plain logs past 8 MiB with the request's header lines in the first job's short fields. Sent uncompressed.
+	 */
+	private sendAtBound(response: ServerResponse, record: ServedRequest, fault: SizeBoundFault, route: Route, id: string | undefined, headers: IncomingHttpHeaders): void {
+		const empty = this.saneBody(route, id, '', route === 'read' ? undefined : 5);
+		if (empty.status !== 200) return this.sendSane(response, record, route, id);
+		const count = route === 'read' ? 1 : Math.max(1, (JSON.parse(empty.text) as unknown[]).length);
+		const room = Math.floor((fault.bytes - empty.text.length) / count) - 16;
+		const log = fault.kind === 'denseLogs' ? denseLog(fault.unit, room) : 'x'.repeat(room);
+		const echoed = fault.kind === 'keyInBigList' ? headerLines(headers) : undefined;
+		const change = (text: string) => {
+			if (echoed === undefined) return text;
+			const parsed = JSON.parse(text) as Array<Record<string, unknown>>;
+			if (parsed.length > 0) parsed[0] = { ...parsed[0], jobName: `sales ${echoed}`, message: echoed };
+			return JSON.stringify(parsed);
+		};
+		this.sendSane(response, record, route, id, log, change, count, true);
 	}
 
 	private slow(response: ServerResponse, how: 'drip' | 'silent' | 'headersOnly'): void {

@@ -12,7 +12,7 @@ import type {
 
 import { authenticateRequest } from '../../shared/credentialAuth';
 import { readJobList } from '../../shared/jobList';
-import { shortSecretProblem } from '../../shared/redaction';
+import { shortKeyProblem as shortKeysProblem } from '../../shared/redaction';
 import { settle } from '../../shared/settle';
 import type { CredentialType } from '../../shared/transport';
 import { displayHost, getConnection, NATIVE_CREDENTIAL, normalizeServiceUrl, RELAY_CREDENTIAL, urlFieldLabel } from '../../shared/transport';
@@ -110,28 +110,9 @@ export function testFailureMessage(error: unknown, credentialType: CredentialTyp
 	return `${error.message}.${error.description ? ` ${error.description}` : ''}`;
 }
 
-/** The keys a credential sends, by their field labels: those the nodes must be able to hide when a service echoes them. */
-function keysSent(credentialType: CredentialType, data: ICredentialDataDecryptedObject): Array<[string, unknown]> {
-	if (credentialType === RELAY_CREDENTIAL) return [['Relay API Key', data.apiKey], ['User API Key', data.userApiKey]];
-	switch (data.authType) {
-		case 'bearerToken':
-			return [['Token', data.token]];
-		case 'basicAuth':
-			return [['Password', data.password]];
-		case 'headerAuth':
-			return [['Header Value', data.headerSecret]];
-		default:
-			return [];
-	}
-}
-
-/** Why a key of the credential is too short to be hidden, or null: refused before anything is sent. */
+/** Why a key of the credential is too short to be hidden, or null: refused before anything is sent, as every run does. */
 export function shortKeyProblem(credentialType: CredentialType, data: ICredentialDataDecryptedObject): string | null {
-	for (const [label, value] of keysSent(credentialType, data)) {
-		const problem = typeof value === 'string' ? shortSecretProblem(label, value) : null;
-		if (problem !== null) return problem;
-	}
-	return null;
+	return shortKeysProblem(credentialType === RELAY_CREDENTIAL, data);
 }
 
 async function testConnection(test: ICredentialTestFunctions, credentialType: CredentialType, data: ICredentialDataDecryptedObject): Promise<INodeCredentialTestResult> {

@@ -1,6 +1,7 @@
 import { sleep } from 'n8n-workflow';
 
-import { keepSentId, redactor } from '../redaction';
+import { keepSentId, redactionWork } from '../redaction';
+import type { RedactionWork } from '../redaction';
 import type { StopNotice } from './deadlineClock';
 
 /**
@@ -31,9 +32,6 @@ export const MAX_ANSWER_VALUES = 100_000;
 export const MAX_STRING_CHARS = 2 * MiB;
 /** Jobs taken from one list by Get Many, the list search and the trigger; the service promises at most 100. */
 export const MAX_JOBS_PER_LIST = 500;
-
-/** Characters handled between two yields to the event loop while strings are checked. */
-const YIELD_EVERY_CHARS = MiB;
 
 export function cutMarker(dropped: number): string {
 	return ` … [cut by the node: ${dropped} more characters]`;
@@ -202,11 +200,10 @@ export function jsonShapeProblem(text: string): string | null {
 	return null;
 }
 
-/** One string as it may go out: every form of a secret replaced, then cut to MAX_STRING_CHARS with a marker. */
-function cleanString(text: string, clean: (text: string) => string): string {
-	const redacted = clean(text);
-	if (redacted.length <= MAX_STRING_CHARS) return redacted;
-	return redacted.slice(0, MAX_STRING_CHARS) + cutMarker(redacted.length - MAX_STRING_CHARS);
+/** One string as it may go out, step by step: cut to MAX_STRING_CHARS first, then only what is kept redacted (see redactionWork), and the cut said. */
+function* cleanSteps(text: string, work: RedactionWork): Generator<number, string, void> {
+	const kept = yield* work.steps(text, MAX_STRING_CHARS);
+	return text.length <= MAX_STRING_CHARS ? kept : kept + cutMarker(text.length - MAX_STRING_CHARS);
 }
 
 /** Sets an own property, even `__proto__` (as JSON.parse made it), without touching any prototype. */
@@ -216,51 +213,81 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
 
 type Container = Record<string, unknown> | unknown[];
 
-/** Cleans the strings of one container in place; returns the containers inside it and the characters handled. */
-function cleanContainer(container: Container, clean: (text: string) => string): { inner: Container[]; chars: number } {
-	const inner: Container[] = [];
-	let chars = 0;
-	const record = container as Record<string, unknown>;
-	for (const key of Object.keys(container)) {
-		const value = record[key];
-		if (typeof value === 'string') {
-			chars += value.length;
-			const cleaned = cleanString(value, clean);
-			if (cleaned !== value) {
-				setOwn(record, key, cleaned);
-				keepSentId(record, key, value);
-			}
-		} else if (typeof value === 'object' && value !== null) inner.push(value as Container);
-		if (Array.isArray(container)) continue;
-		chars += key.length;
-		const cleanKey = cleanString(key, clean);
-		if (cleanKey !== key) {
-			const kept = record[key];
-			delete record[key];
-			setOwn(record, cleanKey, kept);
-		}
+/** Work (characters searched, over every view built) done between two turns of the event loop. */
+const WORK_PER_YIELD = 256 * 1024;
+
+/** Counts work, and says when the event loop is due a turn: every WORK_PER_YIELD of it. */
+class Pace {
+	private since = 0;
+
+	due(work: number): boolean {
+		this.since += work;
+		if (this.since < WORK_PER_YIELD) return false;
+		this.since = 0;
+		return true;
 	}
-	return { inner, chars };
+}
+
+/** One string cleaned (see cleanSteps), with a turn of the event loop whenever the work done asks for one. */
+async function cleanString(text: string, work: RedactionWork, pace: Pace): Promise<string> {
+	const steps = cleanSteps(text, work);
+	for (;;) {
+		const next = steps.next();
+		// A string searched at all counts at least one unit: a hundred thousand short ones still give a turn.
+		if (pace.due(next.done === true ? 1 : next.value)) await sleep(0);
+		if (next.done === true) return next.value;
+	}
+}
+
+/** Sets a value cleaned, keeping an id as the service sent it. */
+function putValue(record: Record<string, unknown>, key: string, sent: string, cleaned: string): void {
+	if (cleaned === sent) return;
+	setOwn(record, key, cleaned);
+	keepSentId(record, key, sent);
+}
+
+function renameKey(record: Record<string, unknown>, key: string, cleanKey: string): void {
+	if (cleanKey === key) return;
+	const kept = record[key];
+	delete record[key];
+	setOwn(record, cleanKey, kept);
 }
 
 /**
- * Every string of a parsed answer (values and keys) redacted and cut, in place, with an explicit stack (depth is
- * already bounded, but nothing here recurses either). Yields to the event loop every YIELD_EVERY_CHARS characters.
+ * Cleans the strings of one container in place (values and keys; a number writing a key becomes its redacted
+ * text); returns the containers inside it.
+ */
+async function cleanContainer(container: Container, work: RedactionWork, pace: Pace): Promise<Container[]> {
+	const inner: Container[] = [];
+	const record = container as Record<string, unknown>;
+	const isList = Array.isArray(container);
+	for (const key of Object.keys(container)) {
+		const value = record[key];
+		if (typeof value === 'string') putValue(record, key, value, await cleanString(value, work, pace));
+		else if (typeof value === 'number') {
+			const shown = work.number(value);
+			if (shown !== undefined) setOwn(record, key, shown);
+		} else if (typeof value === 'object' && value !== null) inner.push(value as Container);
+		if (!isList) renameKey(record, key, await cleanString(key, work, pace));
+	}
+	return inner;
+}
+
+/**
+ * Every string of a parsed answer (values and keys) cut and redacted, in place, with an explicit stack (depth is
+ * already bounded, but nothing here recurses either); a number that writes a key is replaced by its redacted text.
+ * The work is counted as it is done (characters searched, over every view built) and the event loop gets a turn
+ * every WORK_PER_YIELD of it, so no answer within the bounds holds n8n for long, whatever its strings hold.
  */
 export async function cleanParsed(value: unknown, secrets: readonly string[]): Promise<unknown> {
-	const clean = redactor(secrets);
-	if (typeof value === 'string') return cleanString(value, clean);
+	const work = redactionWork(secrets);
+	const pace = new Pace();
+	if (typeof value === 'string') return await cleanString(value, work, pace);
+	if (typeof value === 'number') return work.number(value) ?? value;
 	if (typeof value !== 'object' || value === null) return value;
 	const stack: Container[] = [value as Container];
-	let sinceYield = 0;
 	while (stack.length > 0) {
-		const { inner, chars } = cleanContainer(stack.pop() as Container, clean);
-		for (const container of inner) stack.push(container);
-		sinceYield += chars;
-		if (sinceYield >= YIELD_EVERY_CHARS) {
-			sinceYield = 0;
-			await sleep(0);
-		}
+		for (const container of await cleanContainer(stack.pop() as Container, work, pace)) stack.push(container);
 	}
 	return value;
 }

@@ -5,7 +5,39 @@ import { sleep } from 'n8n-workflow';
  * an AbortSignal per attempt: in Node 20 an AbortSignal listener costs microseconds to add, remove or fire, and a
  * node reading 1,000 items paid that for every one of them. Attempts and their readers hear of the end through
  * plain callbacks (AttemptStop); only the request helper gets a real AbortSignal, aborted when an attempt is late.
+ *
+ * A deadline measures the service, never the node (docs/guarantees.md, "Deadlines"): it counts only the time n8n's
+ * event loop spent waiting (idle, with nothing of n8n to run), so the CPU of the node's own reading and checking,
+ * or of any other work of n8n, is not counted against the service. The caller stops the clock once an answer's last
+ * byte is in: parsing and redaction are never timed.
  */
+
+/**
+ * Ms the event loop has waited since it started (idle in its poll phase): time in which no code of n8n ran. Where
+ * the runtime has no such figure (a fake `performance`), the wall clock: every ms counts, as before.
+ */
+export function loopWaitedMs(): number {
+	return typeof performance.eventLoopUtilization === 'function' ? performance.eventLoopUtilization().idle : Date.now();
+}
+
+/** Waiting time counted at the start of bounds shared by several calls (a trigger poll), by the bound's start. */
+const marks = new Map<number, number>();
+const MAX_MARKS = 256;
+
+/**
+ * The waiting time counted at wall time `startedAt` (epoch ms, just past): taken by the first call of a bound that
+ * asks (as if the loop had waited since `startedAt`), and kept, so every call of one trigger poll counts from the
+ * poll's start, and the node's own work between its calls is not counted either.
+ */
+export function waitedAtStart(startedAt: number, waited: () => number, now = Date.now()): number {
+	let mark = marks.get(startedAt);
+	if (mark === undefined) {
+		mark = waited() - Math.max(0, now - startedAt);
+		marks.set(startedAt, mark);
+		if (marks.size > MAX_MARKS) marks.delete(marks.keys().next().value as number);
+	}
+	return mark;
+}
 
 /** The reason every late attempt aborts its signal with: abort() without one builds a DOMException and its stack. */
 const ATTEMPT_OVER = new Error('the attempt is over');
@@ -44,7 +76,11 @@ export class AttemptStop implements StopNotice {
 }
 
 interface Deadline {
+	/** The earliest wall time (epoch ms) it could be due: waiting time never runs faster than the wall clock. */
 	at: number;
+	/** Waiting time it allows, and the waiting time counted when it was added. */
+	limitMs: number;
+	waitedAtStart: number;
 	late: () => void;
 	done: boolean;
 }
@@ -60,13 +96,17 @@ export class DeadlineClock {
 	private generation = 0;
 	private sleeper = new AbortController();
 
-	constructor(private readonly now: () => number = Date.now) {}
+	/** `waited`: the waiting time counted (by default the event loop's idle time; a test may give its own clock). */
+	constructor(
+		private readonly now: () => number = Date.now,
+		readonly waited: () => number = loopWaitedMs,
+	) {}
 
-	/** Calls `late` at `at` (epoch ms) unless `finish` comes first. */
-	add(at: number, late: () => void): Deadline {
-		const entry = { at, late, done: false };
+	/** Calls `late` once `limitMs` of waiting time have passed, unless `finish` comes first. */
+	add(limitMs: number, late: () => void): Deadline {
+		const entry = { at: this.now() + limitMs, limitMs, waitedAtStart: this.waited(), late, done: false };
 		this.entries.push(entry);
-		if (at < this.wakeAt) this.schedule(at);
+		if (entry.at < this.wakeAt) this.schedule(entry.at);
 		return entry;
 	}
 
@@ -106,8 +146,17 @@ export class DeadlineClock {
 	private wake(): void {
 		this.wakeAt = Infinity;
 		const now = this.now();
-		const due = this.entries.filter((entry) => !entry.done && entry.at <= now);
-		for (const entry of due) entry.done = true;
+		const waited = this.waited();
+		const due: Deadline[] = [];
+		for (const entry of this.entries) {
+			if (entry.done || entry.at > now) continue;
+			const left = entry.limitMs - (waited - entry.waitedAtStart);
+			// Busy time of the loop does not count: the entry is due only once it waited its whole limit.
+			if (left <= 0) {
+				entry.done = true;
+				due.push(entry);
+			} else entry.at = now + left;
+		}
 		this.sweep();
 		const next = this.entries.reduce((soonest, entry) => Math.min(soonest, entry.at), Infinity);
 		if (next !== Infinity) this.schedule(next);

@@ -10,7 +10,8 @@ import { displayHost, RELAY_CREDENTIAL, urlFieldLabel } from './serviceCredentia
 export type Failure =
 	/** `retryAfterMs`: what a 429/503 `Retry-After` asked for (clamped to MAX_RETRY_AFTER_MS). */
 	| { kind: 'status'; statusCode: number; body: unknown; retryAfterMs?: number }
-	| { kind: 'network'; code: string; detail: string }
+	/** `answered`: the status of an answer whose body broke off (the service answered: never "cannot be reached"). */
+	| { kind: 'network'; code: string; detail: string; answered?: number }
 	/** A 3xx: never followed, so no key went to `location`. */
 	| { kind: 'redirect'; statusCode: number; location: string }
 	/** No complete answer within the call's wall-clock deadline (drip, silence, headers only). */
@@ -180,6 +181,15 @@ function statusText(failure: Extract<Failure, { kind: 'status' }>, call: ApiCall
 
 function networkText(failure: Extract<Failure, { kind: 'network' }>, call: ApiCall, connection: Connection) {
 	const host = displayHost(connection.baseUrl);
+	if (failure.answered !== undefined) {
+		return {
+			message: `The service at ${host} answered ${callSubject(call)} (HTTP ${failure.answered}), but the connection broke before its answer ended (${failure.code})`,
+			description:
+				call.intent === 'submit'
+					? `The request reached the service. ${MAY_HAVE_ACCEPTED}`
+					: 'The service or a proxy closed the connection while the answer was read; the request was retried where it was safe to.',
+		};
+	}
 	let description = `${failure.code}: check that the service runs and that the URL of the credential is right.`;
 	if (call.intent === 'submit') {
 		description = classifyFailure(failure, call.intent).mayHaveAccepted
@@ -328,7 +338,7 @@ export function failureInWords(error: unknown): string {
 	const failure = typeof error === 'object' && error !== null ? failures.get(error)?.failure : undefined;
 	switch (failure?.kind) {
 		case 'network':
-			return 'the service could not be reached';
+			return failure.answered === undefined ? 'the service could not be reached' : 'the connection broke while the answer was read';
 		case 'deadline':
 			return 'the service did not answer in time';
 		case 'status':

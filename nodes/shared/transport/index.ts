@@ -8,7 +8,7 @@ import type {
 } from 'n8n-workflow';
 
 import type { AnswerSignal, RequestPace } from '../adaptiveLimit';
-import { secretForms } from '../redaction';
+import { secretForms, shortKeyProblem } from '../redaction';
 import { settle } from '../settle';
 import {
 	cleanParsed,
@@ -20,7 +20,7 @@ import {
 	sizeInWords,
 } from './answer';
 import type { ReadOutcome } from './answer';
-import { AttemptStop, DeadlineClock } from './deadlineClock';
+import { AttemptStop, DeadlineClock, waitedAtStart as waitedAtStartOf } from './deadlineClock';
 import type { StopNotice } from './deadlineClock';
 import { readListAnswer } from './listReader';
 import type { Failure } from './errors';
@@ -84,7 +84,8 @@ export async function getConnection(
 	const secrets = secretForms(values, basic);
 	const raw = credentialType === RELAY_CREDENTIAL ? credentials.relayUrl : credentials.baseUrl;
 	const normalized = normalizeServiceUrl(raw, credentialType);
-	const problem = normalized.problem ?? credentialProblem(credentials, credentialType);
+	// A key too short to hide is refused here, before anything is sent, on every path (as the credential Test does).
+	const problem = normalized.problem ?? credentialProblem(credentials, credentialType) ?? shortKeyProblem(credentialType === RELAY_CREDENTIAL, credentials);
 	if (problem !== null) throw new NodeOperationError(this.getNode(), problem, { itemIndex });
 	return { credentialType, baseUrl: normalized.url as string, secrets };
 }
@@ -111,6 +112,9 @@ function claimsJson(text: string, contentType: string): boolean {
 
 type Reading = { body: unknown; failure?: undefined } | { body?: undefined; failure: Failure };
 
+/** Answers longer than this give the event loop a turn between their parse and their redaction. */
+const YIELD_AFTER_PARSE_CHARS = 1024 * 1024;
+
 /**
  * A success answer's text, believed only within the bounds (see answer.ts): its JSON shape checked before it is
  * parsed, then every string redacted with the connection's secret forms and cut, as errors are.
@@ -127,6 +131,8 @@ export async function believe(text: string, contentType: string, statusCode: num
 		if (claimsJson(trimmed, contentType)) return { failure: { kind: 'unreadable', statusCode, problem: 'is not valid JSON' } };
 		parsed = text;
 	}
+	// A big answer's parse and its redaction are two stretches of work, with a turn of the event loop between them.
+	if (trimmed.length > YIELD_AFTER_PARSE_CHARS) await sleep(0);
 	return { body: await cleanParsed(parsed, secrets) };
 }
 
@@ -134,10 +140,11 @@ export async function believe(text: string, contentType: string, statusCode: num
  * A list answer (up to 100 jobs with their logs): read as a stream by listReader.ts. One within LIST_KEPT_WHOLE_BYTES
  * is believed as any answer is; a longer one comes built, with its long fields cut, and is cleaned the same way.
  */
-async function believeList(response: IN8nHttpFullResponse, contentType: string, connection: ResolvedConnection, stop: StopNotice): Promise<Attempt> {
+async function believeList(response: IN8nHttpFullResponse, contentType: string, connection: ResolvedConnection, stop: StopNotice, bytesIn: () => void): Promise<Attempt> {
 	const { statusCode } = response;
 	const read = await settle(readListAnswer(response.body, stop, connection.secrets));
 	if (!read.ok) return { failure: networkFailure(read.error, statusCode) };
+	bytesIn();
 	const list = read.value;
 	if (list.problem !== undefined) return { failure: { kind: list.kind, statusCode, problem: list.problem } };
 	if (list.text === undefined) return { response: { statusCode, body: await cleanParsed(list.body, connection.secrets) } };
@@ -168,13 +175,14 @@ function networkFailure(error: unknown, statusCode?: number): Failure {
 			return { kind: 'unreadable', statusCode, problem: 'could not be decoded (its compression is corrupt)' };
 		}
 		if (typeof code === 'string' && /^[A-Z_0-9]{3,}$/.test(code) && code !== 'ERR_BAD_RESPONSE') {
-			return { kind: 'network', code: code === 'ERR_CANCELED' ? 'ABORTED' : code, detail: '' };
+			return { kind: 'network', code: code === 'ERR_CANCELED' ? 'ABORTED' : code, detail: '', answered: statusCode };
 		}
 	}
 	const message = error instanceof Error ? error.message : '';
-	if (/timeout/i.test(message)) return { kind: 'network', code: 'ETIMEDOUT', detail: '' };
-	if (/socket hang up/i.test(message)) return { kind: 'network', code: 'ECONNRESET', detail: '' };
-	return { kind: 'network', code: 'EREQUEST', detail: '' };
+	// A failure while the body is read comes after the service answered: never "cannot be reached" (errors.ts).
+	if (/timeout/i.test(message)) return { kind: 'network', code: 'ETIMEDOUT', detail: '', answered: statusCode };
+	if (/socket hang up|aborted/i.test(message)) return { kind: 'network', code: 'ECONNRESET', detail: '', answered: statusCode };
+	return { kind: 'network', code: 'EREQUEST', detail: '', answered: statusCode };
 }
 
 function cancelSignal(context: ApiContext): AbortSignal | undefined {
@@ -193,11 +201,13 @@ const LATE: Attempt = { failure: { kind: 'deadline', seconds: 0 } };
 const HELPER_TIMEOUT_MARGIN_MS = 1000;
 
 /**
- * One exchange, never past `limitMs`: the clock ends it then, whatever the request and the reading of its body are
- * doing; both stop (the reader at once, the request where n8n lets its signal through).
+ * One exchange, never past `limitMs` of waiting on the service (deadlineClock.ts): the clock ends it then, whatever
+ * the request and the reading of its body are doing; both stop (the reader at once, the request where n8n lets its
+ * signal through). The clock stops once the answer's last byte is in: believing it is the node's own work.
  */
 async function attemptOnce(context: ApiContext, connection: ResolvedConnection, call: ApiCall, limitMs: number, clock: DeadlineClock): Promise<Attempt> {
 	const stop = new AttemptStop();
+	const helperTimeoutMs = limitMs + HELPER_TIMEOUT_MARGIN_MS;
 	const request: IHttpRequestOptions = {
 		...buildRequest(connection, call),
 		// The body as a stream of decoded bytes: answer.ts counts them and stops at the cap (n8n reads without limit).
@@ -208,23 +218,27 @@ async function attemptOnce(context: ApiContext, connection: ResolvedConnection, 
 		// Keys stay with the service: a redirect is an answer to report, never a hop to take.
 		disableFollowRedirect: true,
 		// The helper's idle timeout only ends a socket n8n keeps open after the clock gave the attempt up: set past
-		// the limit, so that the clock, not a timer of the same instant, decides that the attempt was late.
-		timeout: limitMs + HELPER_TIMEOUT_MARGIN_MS,
+		// the limit, and a failure that ends the exchange past it is the deadline's, never "cannot be reached".
+		timeout: helperTimeoutMs,
 	};
 	// Polls keep a signal, so a late request is aborted there too. Executions would replace it with their cancel
 	// signal (n8n-core's httpRequestWithAuthentication, request-helpers/authentication.js): none is built for them.
 	if (!('getExecutionCancelSignal' in context)) request.abortSignal = stop.signal;
+	const sentAt = Date.now();
 	return await new Promise<Attempt>((resolve) => {
-		const deadline = clock.add(Date.now() + limitMs, () => {
+		const deadline = clock.add(limitMs, () => {
 			stop.stop();
 			resolve(LATE);
 		});
+		const bytesIn = () => clock.finish(deadline);
 		const ended = (attempt: Attempt) => {
 			clock.finish(deadline);
-			resolve(attempt);
+			// The helper's timer fires only past the limit: a failure that comes that late is the deadline, whichever
+			// timer ran first (on a loaded machine both are due at once).
+			resolve(attempt.failure?.kind === 'network' && Date.now() - sentAt >= helperTimeoutMs ? LATE : attempt);
 		};
 		(context.helpers.httpRequestWithAuthentication.call(context, connection.credentialType, request) as Promise<IN8nHttpFullResponse>)
-			.then(async (response) => await readResponse(response, call, connection, stop))
+			.then(async (response) => await readResponse(response, call, connection, stop, bytesIn))
 			.then(ended, (error: unknown) => ended({ failure: networkFailure(error) }));
 	});
 }
@@ -274,7 +288,7 @@ async function readBody(response: IN8nHttpFullResponse, maxBytes: number, stop: 
 	return read.ok ? read.value : { failure: networkFailure(read.error, response.statusCode) };
 }
 
-async function readResponse(response: IN8nHttpFullResponse, call: ApiCall, connection: ResolvedConnection, stop: StopNotice): Promise<Attempt> {
+async function readResponse(response: IN8nHttpFullResponse, call: ApiCall, connection: ResolvedConnection, stop: StopNotice, bytesIn: () => void): Promise<Attempt> {
 	const { statusCode } = response;
 	if (statusCode >= 300 && statusCode < 400) {
 		if (isByteStream(response.body)) response.body.destroy();
@@ -282,10 +296,11 @@ async function readResponse(response: IN8nHttpFullResponse, call: ApiCall, conne
 	}
 	const contentType = headerValue(response.headers, 'content-type');
 	if (statusCode >= 200 && statusCode < 300) {
-		if (call.intent === 'list') return await believeList(response, contentType, connection, stop);
+		if (call.intent === 'list') return await believeList(response, contentType, connection, stop, bytesIn);
 		const cap = MAX_JOB_ANSWER_BYTES;
 		const read = await readBody(response, cap, stop);
 		if ('failure' in read) return { failure: read.failure };
+		bytesIn();
 		if (read.tooLarge) return { failure: { kind: 'oversized', statusCode, problem: `is larger than ${sizeInWords(cap)}` } };
 		const reading = await believe(read.text, contentType, statusCode, connection.secrets);
 		return reading.failure ? { failure: reading.failure } : { response: { statusCode, body: reading.body } };
@@ -304,13 +319,13 @@ function seconds(ms: number): number {
 	return ms >= 10_000 ? Math.round(ms / 1000) : Math.round(ms / 100) / 10;
 }
 
-/** How long to wait before the next attempt, or undefined when the failure ends the call now. */
-function nextDelay(failure: Failure, call: ApiCall, attempt: number, deadline: number, retries: boolean): number | undefined {
+/** How long to wait before the next attempt, or undefined when the failure ends the call now (`left`: its budget). */
+function nextDelay(failure: Failure, call: ApiCall, attempt: number, left: number, retries: boolean): number | undefined {
 	const delay = transportTiming.retryDelaysMs[attempt];
 	if (!retries || delay === undefined || !classifyFailure(failure, call.intent).retry) return undefined;
 	// A Retry-After is honoured when it fits in the call's deadline; otherwise the call fails now, saying when.
 	const wait = failure.kind === 'status' && failure.retryAfterMs !== undefined ? Math.max(delay, failure.retryAfterMs) : delay;
-	return Date.now() + wait < deadline ? wait : undefined;
+	return wait < left ? wait : undefined;
 }
 
 export interface ApiRequestOptions {
@@ -349,15 +364,19 @@ export async function apiRequest(
 
 async function withRetries(context: ApiContext, connection: ResolvedConnection, call: ApiCall, options: ApiRequestOptions, clock: DeadlineClock): Promise<ApiResponse> {
 	const started = options.startedAt ?? Date.now();
-	const deadline = Math.min(options.deadline ?? Infinity, Date.now() + transportTiming.callMs);
+	// The call's limit counts waiting time, as each attempt's does: the node's own work never uses it up. A bound that
+	// began before the call (a trigger poll, by its startedAt) counts from its start, the node's work between calls left out.
+	const shared = options.startedAt !== undefined && options.deadline !== undefined;
+	const budget = shared ? Math.min((options.deadline as number) - started, transportTiming.callMs) : Math.min((options.deadline ?? Infinity) - Date.now(), transportTiming.callMs);
+	const waitedAtStart = shared ? waitedAtStartOf(started, clock.waited) : clock.waited();
 	for (let attempt = 0; ; attempt++) {
-		const left = deadline - Date.now();
+		const left = budget - (clock.waited() - waitedAtStart);
 		const outcome = left > 0 ? await pacedAttempt(context, connection, call, Math.min(left, transportTiming.attemptMs), clock, options.deadline) : LATE;
 		if (outcome.response) return outcome.response;
 		// A deadline failure reports the time spent since the bound began (this call, or the poll it is part of).
 		const failure: Failure =
 			outcome.failure.kind === 'deadline' ? { kind: 'deadline', seconds: seconds(Date.now() - started) } : outcome.failure;
-		const delay = nextDelay(failure, call, attempt, deadline, options.singleAttempt !== true);
+		const delay = nextDelay(failure, call, attempt, budget - (clock.waited() - waitedAtStart), options.singleAttempt !== true);
 		if (delay === undefined || cancelled(context)) {
 			throw toNodeApiError(context.getNode(), failure, call, connection, connection.secrets, options.itemIndex);
 		}

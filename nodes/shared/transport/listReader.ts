@@ -1,6 +1,7 @@
 import { sleep } from 'n8n-workflow';
 
-import { redactor } from '../redaction';
+import { redactionWork, runAll } from '../redaction';
+import type { RedactionWork } from '../redaction';
 import { cutMarker, isByteStream, MAX_ANSWER_DEPTH, MAX_ANSWER_VALUES } from './answer';
 import type { StopNotice } from './deadlineClock';
 
@@ -29,7 +30,10 @@ export const MAX_LIST_TOKEN_CHARS = 4096;
 /** The field a listed job gets when some of its fields were cut: which ones, and where to read them whole. */
 export const LIST_CUT_FIELD = 'cutInList';
 
-/** Characters read between two yields to the event loop when one chunk (or a body read whole) is large. */
+/**
+ * Work (characters read, plus characters searched for keys at a cut) between two turns of the event loop, counted
+ * across chunks: chunks already buffered come one after another in microtasks, which give timers and other I/O no turn.
+ */
 const SLICE_CHARS = 256 * 1024;
 
 export function listCutNote(): string {
@@ -98,16 +102,19 @@ export class ListBuilder {
 	private token: string | null = null;
 	private readonly cuts = new Map<Record<string, unknown>, string[]>();
 	private readonly rawKeep: number;
-	private readonly clean: (text: string) => string;
+	private readonly redaction: RedactionWork;
+	/** Characters searched for keys at cuts since takeWork last asked. */
+	private redacted = 0;
 	problem: Problem | null = null;
 
 	/** `secrets`: every form of the connection's secrets, redacted from a string before it is cut (no half secret stays). */
 	constructor(secrets: readonly string[]) {
-		this.clean = redactor(secrets);
+		this.redaction = redactionWork(secrets);
 		const longest = secrets.reduce((max, form) => Math.max(max, form.length), 0);
-		// An escape (`\u0041`) takes up to 6 raw characters for one: one string is kept raw up to 6 times its cap while
-		// it is read (only the open string is raw; what it decodes to is what stays).
-		this.rawKeep = 6 * (MAX_LIST_FIELD_CHARS + longest);
+		// An escape takes up to 6 raw characters for one: one string is kept raw up to 6 times what is decoded of it
+		// while it is read (only the open string is raw; what it decodes to is what stays), past the cut by an edge in
+		// which a form of a key hidden in escapes (up to 6 characters for each of its own) is still whole.
+		this.rawKeep = 6 * (MAX_LIST_FIELD_CHARS + 6 * longest);
 	}
 
 	/** Reads one piece of text; false once the answer is beyond a bound or not JSON (see `problem`). */
@@ -119,6 +126,13 @@ export class ListBuilder {
 			else at = this.structural(text, at);
 		}
 		return this.problem === null;
+	}
+
+	/** Characters searched for keys at cuts since the last call: work the reader's caller paces. */
+	takeWork(): number {
+		const work = this.redacted;
+		this.redacted = 0;
+		return work;
 	}
 
 	/** The list read, or why not. */
@@ -269,7 +283,10 @@ export class ListBuilder {
 		this.open = null;
 		let value = JSON.parse(`"${open.pieces.join('')}"`) as string;
 		if (open.length > MAX_LIST_FIELD_CHARS) {
-			value = this.clean(value).slice(0, MAX_LIST_FIELD_CHARS) + cutMarker(open.length - MAX_LIST_FIELD_CHARS);
+			// Cut before redacting: only what is kept, and the reach of a key past the cut, is searched (redaction.ts).
+			const kept = runAll(this.redaction.steps(value, MAX_LIST_FIELD_CHARS));
+			this.redacted += MAX_LIST_FIELD_CHARS;
+			value = kept + cutMarker(open.length - MAX_LIST_FIELD_CHARS);
 			this.noteCut(open.isKey ? value : undefined);
 		}
 		this.kept += value.length;
@@ -335,6 +352,8 @@ class ListSink {
 	private parts: string[] = [];
 	private bytes = 0;
 	private builder: ListBuilder | null = null;
+	/** Work since the event loop's last turn (see SLICE_CHARS). */
+	private work = 0;
 	problem: Problem | null = null;
 
 	constructor(private readonly secrets: readonly string[]) {}
@@ -366,10 +385,13 @@ class ListSink {
 	private async feed(text: string): Promise<boolean> {
 		const builder = this.builder as ListBuilder;
 		for (let at = 0; at < text.length; at += SLICE_CHARS) {
-			if (at > 0) await sleep(0);
-			if (!builder.write(text.length <= SLICE_CHARS ? text : text.slice(at, at + SLICE_CHARS))) {
-				return this.refuse(builder.problem as Problem);
+			if (this.work >= SLICE_CHARS) {
+				this.work = 0;
+				await sleep(0);
 			}
+			const slice = text.length <= SLICE_CHARS ? text : text.slice(at, at + SLICE_CHARS);
+			if (!builder.write(slice)) return this.refuse(builder.problem as Problem);
+			this.work += slice.length + builder.takeWork();
 		}
 		return true;
 	}

@@ -1,0 +1,182 @@
+/**
+ * The deadline measures the service, never the node (docs/guarantees.md, "Deadlines"), through n8n's engine against a
+ * real server on 127.0.0.1. Each race is forced, never hoped for: the event loop's waiting time (what the clock counts)
+ * is held still where a test needs the node's own work, or the helper's timer, to outlast the limit; what is asserted
+ * is what was sent and read, and the words of the error.
+ */
+import type { ServerResponse } from 'node:http';
+
+import { transportTiming } from '../../nodes/shared/transport';
+import { runActionNode } from '../../testkit/engine';
+import type { CredentialsMap } from '../../testkit/engine';
+import { jobStatus, startHostileServer } from '../../testkit/hostileServer';
+import type { Listener, Script } from '../../testkit/hostileServer';
+import { denseJobText, denseListText, URL_LINES } from '../../testkit/workBounds';
+import { createPoller } from '../../testkit/poller';
+
+const JOB = '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
+const TOKEN = 'deadline-token-&<>"\'+/%-4e';
+const credentials = (url: string): CredentialsMap => ({ jobExecutionApi: { baseUrl: url, authType: 'bearerToken', token: TOKEN } });
+const MiB = 1024 * 1024;
+const PLAIN = 'a plain log line of the job ';
+
+const saved = { ...transportTiming, retryDelaysMs: [...transportTiming.retryDelaysMs] };
+beforeAll(() => (transportTiming.retryDelaysMs = [1, 1, 1]));
+afterEach(() => {
+	Object.assign(transportTiming, saved);
+	transportTiming.retryDelaysMs = [1, 1, 1];
+	jest.restoreAllMocks();
+});
+afterAll(() => Object.assign(transportTiming, saved));
+
+let servers: Listener[] = [];
+afterEach(async () => {
+	await Promise.all(servers.map((server) => server.close()));
+	servers = [];
+});
+
+async function serve(script: Script): Promise<Listener> {
+	const server = await startHostileServer(script);
+	servers.push(server);
+	return server;
+}
+
+/** The event loop seems never to wait: the clock sees no time pass, whatever the wall clock and the CPU do. */
+function holdWaitingTime(): void {
+	jest.spyOn(performance, 'eventLoopUtilization').mockImplementation(() => ({ idle: 0, active: 0, utilization: 1 }));
+}
+
+/** A raw HTTP server whose answers the test writes by hand, each socket's end recorded. */
+async function handServer(
+	answer: (response: ServerResponse) => void,
+): Promise<{ url: string; requests: number; closed: Promise<void>; last: () => ServerResponse | undefined; close: () => Promise<void> }> {
+	const { createServer } = await import('node:http');
+	let requests = 0;
+	let latest: ServerResponse | undefined;
+	let closedOnce: () => void = () => undefined;
+	const closed = new Promise<void>((resolve) => (closedOnce = resolve));
+	const server = createServer((request, response) => {
+		requests++;
+		latest = response;
+		request.resume();
+		response.socket?.once('close', () => closedOnce());
+		answer(response);
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const { port } = server.address() as { port: number };
+	const sockets = new Set<import('node:net').Socket>();
+	server.on('connection', (socket) => sockets.add(socket));
+	return {
+		url: `http://127.0.0.1:${port}`,
+		get requests() {
+			return requests;
+		},
+		closed,
+		last: () => latest,
+		close: async () => {
+			for (const socket of sockets) socket.destroy();
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+		},
+	};
+}
+
+describe("the node's own work never counts against the service", () => {
+	test('a 9 MiB list (streamed) and a 1 MiB escape-dense job, each read in far more wall time than a 1 ms limit: one request each, read whole', async () => {
+		// Reading either takes the node well over 1 ms; with waiting time held still, only a clock that counted the
+		// node's own work would give the attempt up (and ask again, or call the service slow).
+		Object.assign(transportTiming, { attemptMs: 1, callMs: 2 });
+		holdWaitingTime();
+		const list = denseListText(9, 9 * MiB, PLAIN);
+		const job = denseJobText(MiB, URL_LINES);
+		const server = await serve((request) => ({ kind: 'raw', text: request.target.startsWith('/api/v1/jobs/') ? job : list }));
+		const many = await runActionNode({ credentials: credentials(server.url), parameters: { resource: 'job', operation: 'getMany', returnAll: true } });
+		expect(many.error).toBeUndefined();
+		expect(many.json).toHaveLength(9);
+		const one = await runActionNode({ credentials: credentials(server.url), parameters: { resource: 'job', operation: 'get', jobId: JOB } });
+		expect(one.error).toBeUndefined();
+		expect(one.json[0].id).toBe('7c2f0000-0000-4000-8000-000000000000');
+		expect(server.requests.map((request) => request.target)).toEqual(['/api/v1/jobs', `/api/v1/jobs/${JOB}`]);
+	});
+
+	test("the trigger's poll reads the same list once, under the same held clock", async () => {
+		Object.assign(transportTiming, { attemptMs: 1, callMs: 2 });
+		holdWaitingTime();
+		const list = denseListText(9, 9 * MiB, PLAIN);
+		const server = await serve((request) => ({ kind: 'raw', text: request.target.includes('filter=history') ? list : '[]' }));
+		const poller = createPoller({ triggerOn: 'anyChange', startFrom: 'existing' }, credentials(server.url));
+		const events = (await poller.poll()) ?? [];
+		expect(events).toHaveLength(9);
+		expect(server.requests.filter((request) => request.target.includes('filter=history'))).toHaveLength(1);
+	});
+});
+
+describe('a service that is slow is still late, and said to be', () => {
+	test('a silent service whose only end is the helper’s own timer (the clock held still): "no complete answer", never "cannot be reached"', async () => {
+		// The helper's timer (1 s past the limit, in wall time) is forced to end the attempt before the clock does.
+		Object.assign(transportTiming, { attemptMs: 200, callMs: 200, retryDelaysMs: [] });
+		holdWaitingTime();
+		const server = await serve(() => ({ kind: 'silent' }));
+		const result = await runActionNode({ credentials: credentials(server.url), parameters: { resource: 'job', operation: 'get', jobId: JOB } });
+		expect(result.error?.message).toMatch(new RegExp(`^No complete answer from the service at 127\\.0\\.0\\.1:\\d+ for job ${JOB} within [0-9.]+ s$`));
+		expect(server.requests).toHaveLength(1);
+	});
+
+	test("after an attempt's deadline, the job's answer is not read further: the connection is closed while the service still holds the rest", async () => {
+		Object.assign(transportTiming, { attemptMs: 300, callMs: 300 });
+		const body = JSON.stringify(jobStatus(JOB, 'COMPLETED', { start: 1, end: 2 }));
+		const server = await handServer((response) => {
+			response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length + 1000) });
+			// Half of the answer, then nothing: only the node's reader can end this connection.
+			response.write(body.slice(0, 40));
+		});
+		try {
+			const result = await runActionNode({ credentials: credentials(server.url), parameters: { resource: 'job', operation: 'get', jobId: JOB } });
+			expect(result.error?.message).toMatch(/^No complete answer from the service at .* within [0-9.]+ s$/);
+			expect(server.requests).toBe(1);
+			// More of the answer, never its end: a reader still reading would take it and keep the connection open. The
+			// node let go of the body when the attempt ended, so the helper's stream ends the connection at this chunk
+			// (n8n's helper has no signal in an execution, and its stream wrapper stops only between chunks).
+			server.last()?.write(' '.repeat(100));
+			const outcome = await Promise.race([server.closed.then(() => 'closed'), new Promise((resolve) => setTimeout(resolve, 15_000, 'still open'))]);
+			expect(outcome).toBe('closed');
+		} finally {
+			await server.close();
+		}
+	});
+});
+
+describe('a connection broken after the service answered is not "cannot be reached"', () => {
+	/** Headers and the start of the body, then the socket is destroyed. */
+	const brokenAnswer = (response: ServerResponse) => {
+		response.writeHead(200, { 'content-type': 'application/json', 'content-length': '100000' });
+		response.write('[{"id":"7c2f');
+		setImmediate(() => response.socket?.destroy());
+	};
+
+	test('Get Many: says the service answered and the connection broke, and reads again (a read is safe to retry)', async () => {
+		const server = await handServer(brokenAnswer);
+		try {
+			const result = await runActionNode({ credentials: credentials(server.url), parameters: { resource: 'job', operation: 'getMany', returnAll: true } });
+			expect(result.error?.message).toMatch(/^The service at 127\.0\.0\.1:\d+ answered the job list \(HTTP 200\), but the connection broke before its answer ended \(E[A-Z]+\)$/);
+			expect(result.error?.message).not.toContain('cannot be reached');
+			expect(server.requests).toBe(1 + transportTiming.retryDelaysMs.length);
+		} finally {
+			await server.close();
+		}
+	});
+
+	test('Submit: sent once, and the job may exist', async () => {
+		const server = await handServer(brokenAnswer);
+		try {
+			const result = await runActionNode({
+				credentials: credentials(server.url),
+				parameters: { resource: 'job', operation: 'submit', flowFileName: '/Shared/Flows/sales.flow', runProfileName: 'default' },
+			});
+			expect(result.error?.message).toMatch(/^The service at .* answered the submission \(HTTP 200\), but the connection broke before its answer ended/);
+			expect(result.error?.description).toContain('may have accepted the job');
+			expect(server.requests).toBe(1);
+		} finally {
+			await server.close();
+		}
+	});
+});
