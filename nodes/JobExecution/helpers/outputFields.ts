@@ -46,7 +46,9 @@ const logFileFields: INodeProperties[] = [
 		name: 'logFileProperty',
 		type: 'string',
 		default: 'data',
-		description: 'The name of the binary property that holds the log file, with Log as File',
+		description: 'The name of the binary property that holds the log file',
+		// Shown only beside Log as File: n8n evaluates an option's displayOptions against its collection's values.
+		displayOptions: { show: { logAsFile: [true] } },
 	},
 ];
 
