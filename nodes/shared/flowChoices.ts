@@ -1,4 +1,4 @@
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
 import type { ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
 
 import { firstListed, readJobList } from './jobList';
@@ -11,13 +11,12 @@ function credentialTypeOf(context: ILoadOptionsFunctions): CredentialType {
 }
 
 /**
- * A list's failure as the editor shows it: a list shows only the message, so the advice (which key of which
- * credential to check, for a 401) joins it, as a run and the credential Test say it.
+ * A list's refused credentials as the editor shows them: a list shows only the message, so the advice (which keys of
+ * which credential to check) joins it, as a run's error and the credential Test say it. Other failures keep their words.
  */
 export function asListError(error: unknown): unknown {
-	if ((error instanceof NodeApiError || error instanceof NodeOperationError) && error.description && !error.message.includes(error.description)) {
-		error.message = `${error.message}. ${error.description}`;
-	}
+	const refused = error instanceof NodeApiError && (String(error.httpCode) === '401' || String(error.httpCode) === '403');
+	if (refused && error.description && !error.message.includes(error.description)) error.message = `${error.message}. ${error.description}`;
 	return error;
 }
 

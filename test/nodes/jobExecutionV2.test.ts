@@ -364,7 +364,6 @@ describe('version 2 hints, against a scripted service', () => {
 		await expect(searchList('searchFlowNames', { authentication: 'jobExecutionApi', resource: 'job', operation: 'getMany' }, credentialsFor(service.url))).rejects.toThrow(/credentials \(HTTP 401\)\. Check the authentication settings/);
 	});
 });
-});
 
 describe('issue 36 rows 3 and 9: what the editor shows', () => {
 	const action = nodeClasses[ACTION_NODE_TYPE].description;
