@@ -315,11 +315,15 @@ describeWithChromium('the README quick start in a browser (n8n 2.41.1)', () => {
 		await page.goto(`${printed.editor}/home/workflows`);
 		const id = await saveWorkflow(page, workflow);
 		const panelOf = async (name: string) => {
+			// Leave the workflow first: going to the URL it is on keeps an open panel open.
+			await page.goto(`${printed.editor}/home/workflows`);
 			await page.goto(`${printed.editor}/workflow/${id}`);
 			await page.locator('.vue-flow__node').filter({ hasText: name }).dblclick({ force: true });
 			await page.getByText('Wait Settings', { exact: true }).first().waitFor({ timeout: 30_000 });
 			await sleep(1500);
-			return { text: await page.locator('body').innerText(), links: await repositoryLinks(page) };
+			const text = await page.locator('body').innerText();
+			expect(text).toContain(`${name}\nDocs`);
+			return { text, links: await repositoryLinks(page) };
 		};
 		const v21 = await panelOf('Newer submit');
 		log(`2.1 panel links: ${v21.links.join(', ')}`);

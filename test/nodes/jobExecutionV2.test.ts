@@ -204,7 +204,13 @@ describe('issue 36 on version 2.1, against the reference server', () => {
 		// The Job ID list: each start time in the workflow's zone, its offset said.
 		const names = (await searchList('searchJobs', { authentication: fx.authentication, resource: 'job', operation: 'get' }, fx.credentials, undefined, { typeVersion: 2.1 })).results.map((item) => item.name);
 		expect(names[1]).toBe(`sales · default · COMPLETED · ${labelInZone(start, NEW_YORK)}`);
-		expect(names[1]).toMatch(/ [-+]\d\d:\d\d$/);
+		expect(names[1]).toMatch(/ [-+]\d\d:\d\d$/);		// Row 9: 2.1's Sort is one row (By and Direction together); version 2's collection is read as before.
+		const oldest = await run({ operation: 'getMany', scope: 'history', limit: 2, sort: { property: { field: 'startTime', direction: 'ascending' } } });
+		expect(oldest.json.map((job) => job.jobId)).toEqual([ids[0], ids[1]]);
+		const v2Sort = await run({ operation: 'getMany', scope: 'history', limit: 2, sort: { direction: 'ascending' } }, 2);
+		expect(v2Sort.json.map((job) => job.jobId)).toEqual([ids[0], ids[1]]);
+		const sorts = nodeClasses[ACTION_NODE_TYPE].description.properties.filter((property) => property.name === 'sort').map((property) => property.type);
+		expect(sorts).toEqual(['collection', 'fixedCollection']);
 	});
 
 	test('rows 2 and 5: a failed job\'s error and Simplify carry why it failed; the step it failed in is not counted as completed', async () => {
