@@ -306,18 +306,14 @@ describeWithChromium('the README quick start in a browser (n8n 2.41.1)', () => {
 			credentials: { jobExecutionApi: { id: NATIVE_CREDENTIAL_ID, name: 'Job Execution API (reference server)' } },
 			parameters: { authentication: 'jobExecutionApi', resource: 'job', operation: 'submit', flowFileName: '/Shared/Flows/sales.flow', runProfileName: { __rl: true, mode: 'name', value: 'default' }, waitForCompletion: true, waitSettings },
 		});
-		const workflow = {
-			name: 'Browser e2e: Timeout per version (removed with the data folder)',
-			nodes: [node('v21', 'Newer submit', 2.1, { timeoutAmount: 2, timeoutUnit: 'minutes' }, [0, 0]), node('v2', 'Older submit', 2, { timeout: 120 }, [400, 0])],
-			connections: {},
-			settings: {},
-		};
+		// One workflow per version: each opens with only its node's panel to look at.
+		const workflowOf = async (only: object, name: string) => await saveWorkflow(page, { name, nodes: [only], connections: {}, settings: {} });
 		await page.goto(`${printed.editor}/home/workflows`);
-		const id = await saveWorkflow(page, workflow);
-		const panelOf = async (name: string) => {
-			// Leave the workflow first: going to the URL it is on keeps an open panel open.
+		const newer = await workflowOf(node('v21', 'Newer submit', 2.1, { timeoutAmount: 2, timeoutUnit: 'minutes' }, [0, 0]), 'Browser e2e: Timeout on 2.1 (removed with the data folder)');
+		const older = await workflowOf(node('v2', 'Older submit', 2, { timeout: 120 }, [0, 0]), 'Browser e2e: Timeout on 2 (removed with the data folder)');
+		const panelOf = async (workflowId: string, name: string) => {
 			await page.goto(`${printed.editor}/home/workflows`);
-			await page.goto(`${printed.editor}/workflow/${id}`);
+			await page.goto(`${printed.editor}/workflow/${workflowId}`);
 			await page.locator('.vue-flow__node').filter({ hasText: name }).dblclick({ force: true });
 			await page.getByText('Wait Settings', { exact: true }).first().waitFor({ timeout: 30_000 });
 			await sleep(1500);
@@ -325,13 +321,13 @@ describeWithChromium('the README quick start in a browser (n8n 2.41.1)', () => {
 			expect(text).toContain(`${name}\nDocs`);
 			return { text, links: await repositoryLinks(page) };
 		};
-		const v21 = await panelOf('Newer submit');
+		const v21 = await panelOf(newer, 'Newer submit');
 		log(`2.1 panel links: ${v21.links.join(', ')}`);
 		expect(v21.links).toContain(`${REPOSITORY}#operations`);
 		expect(v21.links.filter((href) => href.includes('utm_'))).toEqual([]);
 		expect(v21.text).toContain('Timeout Unit');
 		expect(v21.text).not.toContain('Timeout (Seconds)');
-		const v2 = await panelOf('Older submit');
+		const v2 = await panelOf(older, 'Older submit');
 		expect(v2.text).toContain('Timeout (Seconds)');
 		expect(v2.text).not.toContain('Timeout Unit');
 	});
