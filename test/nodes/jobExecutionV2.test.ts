@@ -232,6 +232,25 @@ describe('issue 36 on version 2.1, against the reference server', () => {
 	});
 });
 
+describe('issue 36 row 4: no long-wait hint on a default Submit + wait', () => {
+	test('the flagship example\'s Submit and wait (2.1, default Timeout 1 hour) on a job of seconds: no hint', async () => {
+		const fx = await startFixture('native');
+		const stop = advanceWhileWaiting(fx.clock, 1000);
+		try {
+			const example = JSON.parse(readFileSync(join(__dirname, '../../examples/submit-and-wait.json'), 'utf8')) as { nodes: Array<{ type: string; typeVersion: number; parameters: IDataObject }> };
+			const node = example.nodes.find((candidate) => candidate.type === ACTION_NODE_TYPE) as { typeVersion: number; parameters: IDataObject };
+			expect(node.typeVersion).toBe(2.1);
+			const parameters = { ...node.parameters, flowFileName: SALES.path, waitSettings: { ...(node.parameters.waitSettings as IDataObject), pollInterval: 1 } };
+			const result = await runActionNode({ credentials: fx.credentials, typeVersion: 2.1, parameters: parameters as RunNodeOptions['parameters'] });
+			expect(result.json[0]).toMatchObject({ executionStatus: 'COMPLETED' });
+			expect(hintsOf(result)).toEqual([]);
+		} finally {
+			stop();
+			await fx.server.close();
+		}
+	});
+});
+
 describe('issue 36 row 2: the reason is redacted and bounded in the error', () => {
 	test('a service error naming the token shows *** in the message; a long one is cut and says so', async () => {
 		const service = await startScriptedJobService();
