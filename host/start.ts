@@ -172,7 +172,8 @@ async function startSingle(flags: StartFlags, running: Running): Promise<Started
 		n8nPort: flags.port,
 		serverPort: flags.serverPort,
 		n8nEnv: hostSpec(flags.hostVersion).startEnv,
-		server: { dataFile: join(userFolder, JOBS_FILE) },
+		// Strict: a flow the catalog does not hold is refused as a real service refuses it (a typo shows its error).
+		server: { dataFile: join(userFolder, JOBS_FILE), strict: true },
 	});
 	running.session = session;
 	if (flags.verbose) session.n8n.logLevel = 'info';

@@ -13,6 +13,7 @@ import {
 	JOB_STATUS_OPTIONS,
 	parseLogField,
 	simplifyField,
+	TRIGGER_DOCS_URL,
 } from '../shared/descriptions';
 import { fromVersion2 } from '../shared/versionDisplay';
 import { readJobList } from '../shared/jobList';
@@ -64,6 +65,8 @@ export class JobExecutionTrigger implements INodeType {
 		subtitle: '={{ $parameter["triggerOn"] === "anyChange" ? "Any status change" : "Job status changes" }}',
 		description: 'Starts the workflow when a job on the Job Execution Service is submitted, starts, completes, fails or is cancelled',
 		defaults: { name: 'Job Execution Trigger' },
+		// Used by n8n's editor as it is (see the action node): a #fragment in the codex URL would never match.
+		documentationUrl: TRIGGER_DOCS_URL,
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],

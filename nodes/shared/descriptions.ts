@@ -2,6 +2,12 @@ import type { INodeCredentialDescription, INodeProperties } from 'n8n-workflow';
 
 import { JOB_STATUSES } from './jobVocabulary';
 import { NATIVE_CREDENTIAL, RELAY_CREDENTIAL } from './transport/serviceCredentials';
+import { beforeVersion21, fromVersion21 } from './versionDisplay';
+
+const REPOSITORY_URL = 'https://github.com/n8n-nodes-job-execution/n8n-nodes-job-execution';
+/** The nodes' Docs links: the README part each node's reference is in. */
+export const NODE_DOCS_URL = `${REPOSITORY_URL}#operations`;
+export const TRIGGER_DOCS_URL = `${REPOSITORY_URL}#trigger`;
 
 /** The vocabulary's statuses as editor options: "Queued" for QUEUED, and so on (the value is the stable status). */
 export const JOB_STATUS_OPTIONS = JOB_STATUSES.map((status) => ({ name: status[0] + status.slice(1).toLowerCase(), value: status }));
@@ -72,15 +78,29 @@ export const jobFilterFields: INodeProperties[] = [
 	{ displayName: 'Run Profile', name: 'runProfileName', type: 'string', default: '', description: 'Only jobs of this run profile (exact name)' },
 ];
 
+const pollIntervalField: INodeProperties = {
+	displayName: 'Poll Interval (Seconds)',
+	name: 'pollInterval',
+	type: 'number',
+	typeOptions: { minValue: 1 },
+	default: 5,
+	description: 'How long to wait between two status reads',
+};
+
+const onJobFailureField: INodeProperties = {
+	displayName: 'When the Job Fails or Is Cancelled',
+	name: 'onJobFailure',
+	type: 'options',
+	default: 'error',
+	options: [
+		{ name: 'Fail the Item', value: 'error', description: 'Stop with an error that says why the job failed (or continue, if the node is set to)' },
+		{ name: 'Return the Job as Data', value: 'returnData', description: 'Output the final job status like a completed one' },
+	],
+};
+
+/** Versions 1 and 2: the Timeout in seconds. */
 export const waitSettingFields: INodeProperties[] = [
-	{
-		displayName: 'Poll Interval (Seconds)',
-		name: 'pollInterval',
-		type: 'number',
-		typeOptions: { minValue: 1 },
-		default: 5,
-		description: 'How long to wait between two status reads',
-	},
+	pollIntervalField,
 	{
 		displayName: 'Timeout (Seconds)',
 		name: 'timeout',
@@ -89,17 +109,54 @@ export const waitSettingFields: INodeProperties[] = [
 		default: 3600,
 		description: 'How long to wait for the job to end before failing the item',
 	},
+	onJobFailureField,
+];
+
+/** The units of 2.1's Timeout, in seconds: n8n's Wait node's units. */
+export const TIMEOUT_UNIT_SECONDS = { seconds: 1, minutes: 60, hours: 3600, days: 86_400 } as const;
+
+/**
+ * Version 2.1: the Timeout as an amount and a unit, as n8n's own "Limit Wait Time" (`resumeAmount` + `resumeUnit`,
+ * packages/nodes-base/utils/sendAndWait/descriptions.ts). The default is the same hour as before.
+ */
+const waitSettingFields21: INodeProperties[] = [
+	pollIntervalField,
 	{
-		displayName: 'When the Job Fails or Is Cancelled',
-		name: 'onJobFailure',
+		displayName: 'Timeout',
+		name: 'timeoutAmount',
+		type: 'number',
+		typeOptions: { minValue: 0, numberPrecision: 2 },
+		default: 1,
+		description: 'How long to wait for the job to end before failing the item, in the unit below',
+	},
+	{
+		displayName: 'Timeout Unit',
+		name: 'timeoutUnit',
 		type: 'options',
-		default: 'error',
+		default: 'hours',
 		options: [
-			{ name: 'Fail the Item', value: 'error', description: 'Stop with an error (or continue, if the node is set to)' },
-			{ name: 'Return the Job as Data', value: 'returnData', description: 'Output the final job status like a completed one' },
+			{ name: 'Seconds', value: 'seconds' },
+			{ name: 'Minutes', value: 'minutes' },
+			{ name: 'Hours', value: 'hours' },
+			{ name: 'Days', value: 'days' },
 		],
 	},
+	onJobFailureField,
 ];
+
+/** The Wait Settings collection per version (one parameter name, so saved values stay where they were). */
+export function waitSettingsCollections(displayOptions?: INodeProperties['displayOptions']): INodeProperties[] {
+	const collection = (options: INodeProperties[]): INodeProperties => ({
+		displayName: 'Wait Settings',
+		name: 'waitSettings',
+		type: 'collection',
+		placeholder: 'Add Setting',
+		default: {},
+		...(displayOptions ? { displayOptions } : {}),
+		options,
+	});
+	return [...beforeVersion21([collection(waitSettingFields)]), ...fromVersion21([collection(waitSettingFields21)])];
+}
 
 /** One credential per interface; the Interface parameter decides which one the node asks for. */
 export const credentialsDescription: INodeCredentialDescription[] = [

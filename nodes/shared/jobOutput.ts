@@ -3,6 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { isParsableLog, MAX_PARSED_LOG_CHARS, parseJobLog } from './logParser';
 import { readableJobId } from './jobVocabulary';
 import { simplifyJob, summarizeJob } from './jobSummary';
+import type { SummaryOptions } from './jobSummary';
 import { LIST_CUT_FIELD } from './transport/listReader';
 
 /** Whether a listed job's log was cut by the list reader (a list too large to keep whole): its end is missing. */
@@ -46,6 +47,8 @@ export interface JobShape {
 	/** The JobStatus fields kept in 'selected' mode (jobId always is). */
 	fields?: readonly string[];
 	parseLog?: boolean;
+	/** How Simplify writes times and whether it adds the failure reason (version 2.1). */
+	summary?: SummaryOptions;
 }
 
 /** The JobStatus fields of the spec, in its order: what Selected Fields offers. */
@@ -63,7 +66,7 @@ export function shapeJob(job: IDataObject, shape: JobShape, knownJobId?: string)
 	const jobId = readableJobId(job) ?? knownJobId ?? null;
 	let output: IDataObject;
 	if (shape.mode === 'simplified') {
-		output = { ...summarizeJob(job), jobId };
+		output = { ...summarizeJob(job, shape.summary), jobId };
 	} else if (shape.mode === 'selected') {
 		output = { jobId };
 		for (const field of shape.fields ?? []) if (Object.hasOwn(job, field) && field !== 'jobId') output[field] = job[field];

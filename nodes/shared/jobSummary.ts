@@ -5,7 +5,8 @@
  * numeric strings and both 13-digit millisecond and 10-digit second timestamps. Nothing throws.
  */
 
-import { isActiveStatus, isPlainObject, isTerminalStatus, parseRuntimeSeconds, statusOutcome, stepProgress, toEpochMs } from './jobVocabulary';
+import { isActiveStatus, isoInZone, isPlainObject, isTerminalStatus, normalizeStatus, parseRuntimeSeconds, statusOutcome, stepProgress, toEpochMs } from './jobVocabulary';
+import { cutMarker } from './transport/answer';
 import type { JobOutcome } from './jobVocabulary';
 
 export type SimplifiedJob = {
@@ -100,25 +101,90 @@ export type JobSummary = {
 	stepsTotal: number | null;
 };
 
+/** How a summary is written: version 2 in UTC; version 2.1 in the workflow's time zone, with the failure reason. */
+export interface SummaryOptions {
+	/** Times in this zone with their offset (2.1); UTC (`…Z`) without it (version 2). */
+	timeZone?: string;
+	/** Adds `failureReason` (2.1). */
+	failureReason?: boolean;
+}
+
+/** Version 2.1's summary: version 2's ten fields, then why the job failed (null unless it ended in ERROR or CANCELLED). */
+export type JobSummaryWithReason = JobSummary & { failureReason: string | null };
+
 /**
  * Version 2's Simplify (action node and trigger): a pure function of the job as the service sent it. Times are ISO
  * text, the runtime and the progress numbers; missing or malformed fields are null. Never throws.
  */
-export function summarizeJob(job: Record<string, unknown>): JobSummary {
+export function summarizeJob(job: Record<string, unknown>, options: SummaryOptions = {}): JobSummary | JobSummaryWithReason {
 	const j: Record<string, unknown> = isPlainObject(job) ? job : {};
 	const old = simplifyJob(j);
 	const status = old.executionStatus === null ? null : old.executionStatus.toUpperCase();
 	const progress = stepProgress(j.currentStepDescription);
-	return {
+	const zone = options.timeZone;
+	const time = (value: unknown, iso: string | null) => (zone === undefined || iso === null ? iso : isoInZone(toEpochMs(value) as number, zone));
+	// A job that failed or was cancelled ended in its current step: that step is not completed ("Step 2 (2)" → 1 of 2).
+	const ended = status === 'ERROR' || status === 'CANCELLED';
+	const completed = progress === null ? null : ended && progress.failedAt !== null ? Math.min(progress.completed, progress.failedAt - 1) : progress.completed;
+	const summary: JobSummary = {
 		jobId: old.id,
 		executionStatus: status,
 		outcome: isTerminalStatus(status) ? statusOutcome(status) : null,
 		flowName: old.flowName,
 		runProfileName: old.runProfileName,
-		startTime: old.startTime,
-		endTime: old.endTime,
+		startTime: time(j.startTime, old.startTime),
+		endTime: time(j.endTime, old.endTime),
 		runtimeSeconds: old.runtimeSeconds,
-		stepsCompleted: progress?.completed ?? null,
+		stepsCompleted: completed,
 		stepsTotal: progress?.total ?? null,
 	};
+	return options.failureReason ? { ...summary, failureReason: jobFailureReason(j) } : summary;
+}
+
+/** The reason in a message or an item: this many characters at most, then the cut is said. */
+export const MAX_REASON_CHARS = 600;
+/** Lines of the log's end that are searched for error lines, and how many of them are kept. */
+const LOG_TAIL_CHARS = 64 * 1024;
+const MAX_LOG_REASON_LINES = 3;
+// An entry of level ERROR/FATAL/SEVERE, or the reference grammar's "Step <n> failed: / cancelled:" (docs/log-format.md).
+const ERROR_LINE_RE = /^\d{4}-\d{2}-\d{2}[ T][\d:.]{5,15}[ \t]+\[[^\]\n]{0,80}\][ \t]+(?:(?:ERROR|FATAL|SEVERE)[ \t]|[A-Z]{1,12}[ \t]+Step[ \t]+\d{1,9}[ \t]+(?:failed|cancelled):)/;
+
+function cut(text: string, max: number): string {
+	return text.length > max ? text.slice(0, max) + cutMarker(text.length - max) : text;
+}
+
+/** The service's `error`: text, or an object's message (a service may send `{ message, code }`). */
+function serviceError(value: unknown): string | null {
+	if (typeof value === 'string') return value.trim() === '' ? null : value.trim();
+	if (isPlainObject(value)) {
+		for (const key of ['message', 'detail', 'reason', 'description']) if (typeof value[key] === 'string' && (value[key] as string).trim() !== '') return (value[key] as string).trim();
+	}
+	return null;
+}
+
+/** The log's last error lines (the last MAX_LOG_REASON_LINES of them in its last LOG_TAIL_CHARS), oldest first. */
+function logErrorLines(log: unknown): string[] {
+	if (typeof log !== 'string' || log === '') return [];
+	const lines = log.slice(-LOG_TAIL_CHARS).split('\n');
+	const found: string[] = [];
+	for (let i = lines.length - 1; i >= 0 && found.length < MAX_LOG_REASON_LINES; i--) {
+		const line = lines[i].replace(/\r$/, '');
+		if (ERROR_LINE_RE.test(line)) found.unshift(cut(line.trim(), 300));
+	}
+	return found;
+}
+
+/**
+ * Why a job failed or was cancelled, as the service tells it: its `error` field when set, else the log's last error
+ * lines; then the step it ended in. Null for any other status, or when the service says nothing. Bounded; the strings
+ * were redacted by the transport, and messages redact them once more.
+ */
+export function jobFailureReason(job: Record<string, unknown>): string | null {
+	const status = normalizeStatus(job.executionStatus);
+	if (status !== 'ERROR' && status !== 'CANCELLED') return null;
+	const told = serviceError(job.error);
+	const parts = told !== null ? [cut(told, 400)] : logErrorLines(job.log);
+	const step = typeof job.currentStepId === 'string' && job.currentStepId.trim() !== '' ? job.currentStepId.trim().slice(0, 80) : null;
+	if (step !== null && !parts.some((part) => part.includes(step))) parts.push(`ended in ${step}`);
+	return parts.length === 0 ? null : cut(parts.join(' | '), MAX_REASON_CHARS);
 }

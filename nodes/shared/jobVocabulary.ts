@@ -101,6 +101,20 @@ export function hasLoneSurrogate(text: string): boolean {
 	return false;
 }
 
+/** Flow paths, run profiles and names longer than this are refused before sending (no service needs more). */
+export const MAX_TEXT_LENGTH = 4096;
+
+/**
+ * The one rule for a name the nodes send (Submit's Run Profile, the Flow Name and Run Profile filters) and for what
+ * their lists offer: why this (trimmed) text cannot be sent, or null when it can.
+ */
+export function sendableTextProblem(text: string, maxLength = MAX_TEXT_LENGTH): string | null {
+	if (hasControlCharacter(text)) return 'contains control characters (such as a line break)';
+	if (hasLoneSurrogate(text)) return 'contains an unpaired UTF-16 surrogate (ill-formed text)';
+	if (text.length > maxLength) return `is longer than ${maxLength} characters`;
+	return null;
+}
+
 /** Why a job id cannot be used, or null when it can. Encoding handles every other character. */
 export function jobIdProblem(jobId: string): string | null {
 	if (jobId === '') return 'is empty';
@@ -228,22 +242,25 @@ export function describeGiven(value: unknown, options: { values?: boolean } = {}
 	return describeType(value);
 }
 
-// `Step <n> (<k> of <m> completed)` while running, `Step <n> (<m>)` once completed (the spec's two forms).
-const RUNNING_STEP_RE = /^Step[ \t]+\d{1,9}[ \t]*\([ \t]*(\d{1,9})[ \t]+of[ \t]+(\d{1,9})[ \t]+completed[ \t]*\)$/i;
-const DONE_STEP_RE = /^Step[ \t]+\d{1,9}[ \t]*\([ \t]*(\d{1,9})[ \t]*\)$/i;
+// `Step <n> (<k> of <m> completed)` while running, `Step <n> (<m>)` once ended (the spec's two forms).
+const RUNNING_STEP_RE = /^Step[ \t]+(\d{1,9})[ \t]*\([ \t]*(\d{1,9})[ \t]+of[ \t]+(\d{1,9})[ \t]+completed[ \t]*\)$/i;
+const DONE_STEP_RE = /^Step[ \t]+(\d{1,9})[ \t]*\([ \t]*(\d{1,9})[ \t]*\)$/i;
 
-/** A job's progress as numbers from its step description ("Step 2 (1 of 3 completed)" → 1 of 3); null when not one. */
-export function stepProgress(description: unknown): { completed: number; total: number } | null {
+/**
+ * A job's progress as numbers from its step description ("Step 2 (1 of 3 completed)" → 1 of 3); null when not one.
+ * `failedAt` is the step the description names: the step a job that failed or was cancelled ended in.
+ */
+export function stepProgress(description: unknown): { completed: number; total: number; failedAt: number | null } | null {
 	// Bounded before matching: a description longer than any of the two forms is not one of them.
 	if (typeof description !== 'string' || description.length > 80) return null;
 	const text = description.trim();
 	const running = RUNNING_STEP_RE.exec(text);
 	if (running) {
-		const [completed, total] = [Number(running[1]), Number(running[2])];
-		return completed <= total ? { completed, total } : null;
+		const [step, completed, total] = [Number(running[1]), Number(running[2]), Number(running[3])];
+		return completed <= total ? { completed, total, failedAt: step } : null;
 	}
 	const done = DONE_STEP_RE.exec(text);
-	return done ? { completed: Number(done[1]), total: Number(done[1]) } : null;
+	return done ? { completed: Number(done[2]), total: Number(done[2]), failedAt: Number(done[1]) } : null;
 }
 
 const ISO_DATE_RE = /^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/;
@@ -259,4 +276,88 @@ export function readTimestamp(value: unknown): number | null {
 	if (!ISO_DATE_RE.test(text)) return null;
 	const parsed = Date.parse(text);
 	return Number.isFinite(parsed) ? parsed : null;
+}
+
+/*
+ * The one time-zone rule of both nodes (docs/using-the-nodes.md, "Times and time zones"): a time typed without a zone
+ * is read in the workflow's time zone, as n8n's own nodes read a dateTime parameter (the Google Calendar node's
+ * addTimezoneToDate, packages/nodes-base/nodes/Google/Calendar/GenericFunctions.ts: `moment.tz(date, timezone)` when
+ * the text has no `Z` or offset), and from version 2.1 the times a node shows are written in that same zone, with
+ * their offset (as `$now.toISO()` writes them): what a user reads in the output is what they type in a filter.
+ */
+
+/** The offset of a time zone at an instant, in ms (0 for an unknown zone: the instant is then shown in UTC). */
+export function zoneOffsetMs(utcMs: number, timeZone: string): number {
+	const format = zoneFormat(timeZone);
+	if (format === undefined) return 0;
+	const parts: Record<string, number> = {};
+	for (const part of format.formatToParts(new Date(utcMs))) if (part.type !== 'literal') parts[part.type] = Number(part.value);
+	const wall = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second);
+	return Number.isFinite(wall) ? wall - Math.floor(utcMs / 1000) * 1000 : 0;
+}
+
+/** One formatter per zone (building one costs far more than using it); undefined for a zone Intl does not know. */
+const zoneFormats = new Map<string, Intl.DateTimeFormat | undefined>();
+const MAX_ZONE_FORMATS = 64;
+
+function zoneFormat(timeZone: string): Intl.DateTimeFormat | undefined {
+	if (zoneFormats.has(timeZone)) return zoneFormats.get(timeZone);
+	let format: Intl.DateTimeFormat | undefined;
+	try {
+		const numeric = 'numeric' as const;
+		format = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: numeric, month: numeric, day: numeric, hour: numeric, minute: numeric, second: numeric });
+	} catch {
+		format = undefined;
+	}
+	if (zoneFormats.size >= MAX_ZONE_FORMATS) zoneFormats.clear();
+	zoneFormats.set(timeZone, format);
+	return format;
+}
+
+const UTC_ZONES = new Set(['UTC', 'Etc/UTC', 'GMT', 'Etc/GMT', 'Z']);
+
+/** `+05:30`, `-05:00`; `Z` for the UTC zone itself (as Luxon, behind n8n's `$now`, writes it). */
+function offsetText(offsetMs: number, timeZone: string): string {
+	if (offsetMs === 0 && UTC_ZONES.has(timeZone)) return 'Z';
+	const minutes = Math.round(Math.abs(offsetMs) / 60_000);
+	const pad = (n: number) => String(n).padStart(2, '0');
+	return `${offsetMs < 0 ? '-' : '+'}${pad(Math.floor(minutes / 60))}:${pad(minutes % 60)}`;
+}
+
+/** An instant as ISO text in a time zone, with its offset: `2026-11-26T09:21:00.000-05:00` in America/New_York. */
+export function isoInZone(utcMs: number, timeZone: string): string {
+	const offset = zoneOffsetMs(utcMs, timeZone);
+	return new Date(utcMs + offset).toISOString().slice(0, 23) + offsetText(offset, timeZone);
+}
+
+/** An instant for a list label: `2026-11-26 09:21:00 -05:00` (the zone's offset said, never left to guess). */
+export function labelInZone(utcMs: number, timeZone: string): string {
+	const offset = zoneOffsetMs(utcMs, timeZone);
+	return `${new Date(utcMs + offset).toISOString().slice(0, 19).replace('T', ' ')} ${offsetText(offset, timeZone) === 'Z' ? 'UTC' : offsetText(offset, timeZone)}`;
+}
+
+const ZONE_RE = /(?:Z|[+-]\d{2}:?\d{2})$/i;
+const DATE_ONLY_RE = /^\d{4}-\d{2}-\d{2}$/;
+const TIME_NUMBER_RE = /^\d+(?:\.\d+)?$/;
+
+/**
+ * A time a user gives (a filter) in epoch ms, or null when it is none: text with a zone as written; text without one
+ * (what n8n's date picker writes) in `timeZone`; a number, or a text of digits, read by the jobs' own rule (toEpochMs:
+ * 10 integer digits are epoch seconds, 13 are epoch milliseconds, each covering 2001-2286). Any other number is
+ * refused: no realistic date has another length, and guessing would keep or drop every job without a word.
+ */
+export function readGivenTime(given: unknown, timeZone: string): number | null {
+	if (typeof given === 'number' || typeof given === 'bigint') return toEpochMs(given);
+	if (typeof given !== 'string' || given.length > 64) return null;
+	const text = given.trim();
+	if (TIME_NUMBER_RE.test(text)) return toEpochMs(text);
+	if (ZONE_RE.test(text)) {
+		const parsed = Date.parse(text);
+		return Number.isFinite(parsed) ? parsed : null;
+	}
+	const asUtc = Date.parse(DATE_ONLY_RE.test(text) ? `${text}T00:00:00Z` : `${text}Z`);
+	if (!Number.isFinite(asUtc)) return null;
+	// The wall time in the zone: the offset at that wall time (taken twice, so a change of offset between is seen).
+	const first = asUtc - zoneOffsetMs(asUtc, timeZone);
+	return asUtc - zoneOffsetMs(first, timeZone);
 }

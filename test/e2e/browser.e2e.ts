@@ -114,6 +114,24 @@ async function flowNameListed(page: Page, printed: Printed, name: string): Promi
 	}
 }
 
+/** A workflow saved through the editor's own REST API, with the page's session (the page must be on the editor). */
+async function saveWorkflow(page: Page, workflow: object): Promise<string> {
+	const id = await page.evaluate(async (body) => {
+		const headers = { 'content-type': 'application/json', 'browser-id': (globalThis as unknown as { localStorage: { getItem(key: string): string | null } }).localStorage.getItem('n8n-browserId') ?? '' };
+		const response = await fetch('/rest/workflows', { method: 'POST', headers, body: JSON.stringify(body) });
+		return ((await response.json()) as { data?: { id?: string } }).data?.id;
+	}, workflow);
+	if (typeof id !== 'string') throw new Error('the editor did not save the workflow');
+	return id;
+}
+
+/** Every link on the page into this package's repository, as the browser would open it. */
+async function repositoryLinks(page: Page): Promise<string[]> {
+	return await page.locator('a[href*="n8n-nodes-job-execution/n8n-nodes-job-execution"]').evaluateAll((links) => links.map((link) => (link as unknown as { href: string }).href));
+}
+
+const REPOSITORY = 'https://github.com/n8n-nodes-job-execution/n8n-nodes-job-execution';
+
 const describeWithChromium = existsSync(CHROMIUM) ? describe : describe.skip;
 if (!existsSync(CHROMIUM)) log(`skipped: ${CHROMIUM} is missing (apt-get install -y chromium; .ci/run installs it)`);
 
@@ -200,6 +218,8 @@ describeWithChromium('the README quick start in a browser (n8n 2.41.1)', () => {
 		expect(await credentialOfNewNode(page, printed)).toBe('Job Execution API (reference server)');
 	});
 
+	let triggerDocsLinks: string[] = [];
+
 	it('the trigger example (version 2) offers the flow names the service lists in its Flow Name filter', async () => {
 		// A job of the sales flow, submitted as another system would: the service lists it.
 		const submitted = await fetch(`${new URL(printed.navigationUrl).origin}/api/v1/jobs`, {
@@ -209,6 +229,23 @@ describeWithChromium('the README quick start in a browser (n8n 2.41.1)', () => {
 		});
 		expect(submitted.status).toBe(200);
 		await flowNameListed(page, printed, 'sales');
+		triggerDocsLinks = await repositoryLinks(page);
+	});
+
+	it("issue 36 row 3: the trigger's Docs link opens the README's Trigger part (n8n uses documentationUrl as it is)", () => {
+		log(`links into the repository with the trigger open: ${triggerDocsLinks.join(', ')}`);
+		expect(triggerDocsLinks).toContain(`${REPOSITORY}#trigger`);
+		expect(triggerDocsLinks.filter((href) => href.includes('utm_'))).toEqual([]);
+	});
+
+	it("issue 36 row 9: npm start's service refuses a flow it does not hold, as a real service does", async () => {
+		const refused = await fetch(`${new URL(printed.navigationUrl).origin}/api/v1/jobs`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json', authorization: `Bearer ${printed.nativeToken}` },
+			body: JSON.stringify({ flowFileName: '/Shared/Flows/sales-typo.flow', runProfileName: 'default', notificationEnabled: false, parameters: [] }),
+		});
+		expect(refused.status).toBe(400);
+		expect(await refused.text()).toMatch(/unknown flow/);
 	});
 
 	it('the navigation URL opens in the browser → HTTP 200 and the flow named', async () => {
@@ -243,11 +280,7 @@ describeWithChromium('the README quick start in a browser (n8n 2.41.1)', () => {
 		expect(submitted.status).toBeLessThan(300);
 		// The editor's own REST API, with the page's session: the page must be on the editor (not the navigation URL).
 		await page.goto(`${printed.editor}/home/workflows`);
-		const id = await page.evaluate(async (body) => {
-			const headers = { 'content-type': 'application/json', 'browser-id': (globalThis as unknown as { localStorage: { getItem(key: string): string | null } }).localStorage.getItem('n8n-browserId') ?? '' };
-			const response = await fetch('/rest/workflows', { method: 'POST', headers, body: JSON.stringify(body) });
-			return ((await response.json()) as { data?: { id?: string } }).data?.id;
-		}, workflow);
+		const id = await saveWorkflow(page, workflow);
 		expect(id).toEqual(expect.any(String));
 		await page.goto(`${printed.editor}/workflow/${id}`);
 		await page.locator('.vue-flow__node').filter({ hasText: 'Submit on version 2' }).dblclick({ force: true });
@@ -261,6 +294,42 @@ describeWithChromium('the README quick start in a browser (n8n 2.41.1)', () => {
 			throw error;
 		}
 		log(`Run Profile list: ${(await page.locator('[data-test-id="rlc-item"]').allInnerTexts()).join(', ')}`);
+	});
+
+	it("issue 36 rows 3 and 4: version 2.1's Docs link opens the README's Operations part; its Timeout is an amount and a unit, version 2's stays seconds", async () => {
+		const node = (id: string, name: string, typeVersion: number, waitSettings: object, position: [number, number]) => ({
+			id,
+			name,
+			type: 'n8n-nodes-job-execution.jobExecution',
+			typeVersion,
+			position,
+			credentials: { jobExecutionApi: { id: NATIVE_CREDENTIAL_ID, name: 'Job Execution API (reference server)' } },
+			parameters: { authentication: 'jobExecutionApi', resource: 'job', operation: 'submit', flowFileName: '/Shared/Flows/sales.flow', runProfileName: { __rl: true, mode: 'name', value: 'default' }, waitForCompletion: true, waitSettings },
+		});
+		// One workflow per version: each opens with only its node's panel to look at.
+		const workflowOf = async (only: object, name: string) => await saveWorkflow(page, { name, nodes: [only], connections: {}, settings: {} });
+		await page.goto(`${printed.editor}/home/workflows`);
+		const newer = await workflowOf(node('v21', 'Newer submit', 2.1, { timeoutAmount: 2, timeoutUnit: 'minutes' }, [0, 0]), 'Browser e2e: Timeout on 2.1 (removed with the data folder)');
+		const older = await workflowOf(node('v2', 'Older submit', 2, { timeout: 120 }, [0, 0]), 'Browser e2e: Timeout on 2 (removed with the data folder)');
+		const panelOf = async (workflowId: string, name: string) => {
+			await page.goto(`${printed.editor}/home/workflows`);
+			await page.goto(`${printed.editor}/workflow/${workflowId}`);
+			await page.locator('.vue-flow__node').filter({ hasText: name }).dblclick({ force: true });
+			await page.getByText('Wait Settings', { exact: true }).first().waitFor({ timeout: 30_000 });
+			await sleep(1500);
+			const text = await page.locator('body').innerText();
+			expect(text).toContain(`${name}\nDocs`);
+			return { text, links: await repositoryLinks(page) };
+		};
+		const v21 = await panelOf(newer, 'Newer submit');
+		log(`2.1 panel links: ${v21.links.join(', ')}`);
+		expect(v21.links).toContain(`${REPOSITORY}#operations`);
+		expect(v21.links.filter((href) => href.includes('utm_'))).toEqual([]);
+		expect(v21.text).toContain('Timeout Unit');
+		expect(v21.text).not.toContain('Timeout (Seconds)');
+		const v2 = await panelOf(older, 'Older submit');
+		expect(v2.text).toContain('Timeout (Seconds)');
+		expect(v2.text).not.toContain('Timeout Unit');
 	});
 
 	it("a credential test with a wrong key → the node's message, not the key", async () => {

@@ -91,11 +91,11 @@ describe.each(examples)('example $file', ({ workflow }) => {
 		}
 	});
 
-	test("uses the action node's current version (version 2, the default for new nodes)", () => {
+	test("uses the action node's current version (version 2.1, the default for new nodes)", () => {
 		for (const node of workflow.nodes.filter((candidate) => candidate.type !== TRIGGER_NODE_TYPE && ours(candidate))) {
 			expect([node.name, node.typeVersion]).toEqual([node.name, definitionOf(node).description.defaultVersion]);
 		}
-		expect(nodeClasses[ACTION_NODE_TYPE].description.defaultVersion).toBe(2);
+		expect(nodeClasses[ACTION_NODE_TYPE].description.defaultVersion).toBe(2.1);
 	});
 
 	test('runs against the reference server', async () => {

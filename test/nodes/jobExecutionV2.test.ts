@@ -3,16 +3,20 @@
  * first: jobId on every job item, Simplify on by default (Output as an AI tool), Get Many newest first with Sort and
  * time filters, names picked from the service's lists, the log as a file, and the hints.
  */
-import type { IDataObject, INodeType } from 'n8n-workflow';
+import { readFileSync } from 'fs';
+import { join } from 'path';
+import type { IDataObject, INodeProperties, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
-import { ACTION_NODE_TYPE, NODE_NAME, nodeClasses, runActionNode } from '../../testkit/engine';
+import { ACTION_NODE_TYPE, NODE_NAME, nodeClasses, runActionNode, TRIGGER_NODE_TYPE } from '../../testkit/engine';
 import type { RunNodeOptions, RunNodeResult } from '../../testkit/engine';
-import { credentialsFor, SALES, startFixture } from '../../testkit/fixtures';
+import { advanceWhileWaiting, BROKEN, credentialsFor, NATIVE_TOKEN, SALES, startFixture } from '../../testkit/fixtures';
+import { isoInZone, labelInZone } from '../../nodes/shared/jobVocabulary';
 import type { Fixture } from '../../testkit/fixtures';
 import { searchList } from '../../testkit/listSearch';
 import { startScriptedJobService } from '../../testkit/scriptedJobService';
 import type { Job, ScriptedJobService } from '../../testkit/scriptedJobService';
 import { JobExecution } from '../../nodes/JobExecution/JobExecution.node';
+import { logFileName } from '../../nodes/JobExecution/helpers/jobItems';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const SUMMARY_KEYS = ['jobId', 'executionStatus', 'outcome', 'flowName', 'runProfileName', 'startTime', 'endTime', 'runtimeSeconds', 'stepsCompleted', 'stepsTotal'];
@@ -23,6 +27,11 @@ const TOOL_NODE_TYPE = `${ACTION_NODE_TYPE}Tool`;
 const toolNode: INodeType = new JobExecution();
 toolNode.description = { ...toolNode.description, name: `${toolNode.description.name}Tool` };
 nodeClasses[TOOL_NODE_TYPE] = toolNode;
+
+/** Resolves once `probe` holds (a test waits for what the service saw, never for a time). */
+async function until(probe: () => boolean): Promise<void> {
+	while (!probe()) await new Promise((resolve) => setTimeout(resolve, 10));
+}
 
 const hintsOf = (result: RunNodeResult) => (result.run.data.resultData.runData[NODE_NAME]?.[0]?.hints ?? []).map((hint) => hint.message);
 
@@ -156,6 +165,110 @@ describe('version 2 against the reference server listing jobs oldest first', () 
 	});
 });
 
+describe('issue 36 on version 2.1, against the reference server', () => {
+	let fx: Fixture;
+	const NEW_YORK = 'America/New_York'; // n8n's default workflow time zone (the engine's workflows set none)
+	const run = (parameters: IDataObject, typeVersion = 2.1) =>
+		runActionNode({ credentials: fx.credentials, typeVersion, parameters: { authentication: fx.authentication, resource: 'job', ...parameters } as RunNodeOptions['parameters'] });
+	beforeEach(async () => {
+		fx = await startFixture('native', { listOrder: 'oldestFirst' });
+	});
+	afterEach(async () => {
+		await fx.server.close();
+	});
+
+	test('row 1: the time shown is the time typed: Simplify writes times in the workflow\'s zone, the filters read typed times in it, numbers as the jobs\' times', async () => {
+		const ids: string[] = [];
+		for (let i = 0; i < 3; i++) {
+			ids.push((await run({ operation: 'submit', ...fx.flow(SALES), runProfileName: 'default' })).json[0].jobId as string);
+			fx.clock.advance(60_000);
+		}
+		const listed = (await run({ operation: 'getMany', scope: 'history' })).json;
+		const start = Date.parse(listed[1].startTime as string);
+		// The second job's start as 2.1 shows it: in New York, with its offset; version 2 shows the same instant in UTC.
+		expect(listed[1].startTime).toBe(isoInZone(start, NEW_YORK));
+		expect(listed[1].startTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}-0[45]:00$/);
+		expect((await run({ operation: 'getMany', scope: 'history' }, 2)).json[1].startTime).toBe(new Date(start).toISOString());
+		// Typed back as n8n's date picker writes it (no zone): the same instant, so the second and third jobs started at or after it.
+		const typed = (listed[1].startTime as string).slice(0, 23);
+		const after = await run({ operation: 'getMany', scope: 'history', filters: { startedAfter: typed } });
+		expect(after.json.map((job) => job.jobId)).toEqual([ids[2], ids[1]]);
+		const oneMsLater = (await run({ operation: 'getMany', scope: 'history', filters: { startedAfter: isoInZone(start + 1, NEW_YORK).slice(0, 23) } })).json;
+		expect(oneMsLater.map((job) => job.jobId)).toEqual([ids[2]]);
+		// $now.toSeconds() and $now.toMillis(): epoch seconds and milliseconds, read as such.
+		expect((await run({ operation: 'getMany', scope: 'history', filters: { startedBefore: start / 1000 } })).json.map((job) => job.jobId)).toEqual([ids[0]]);
+		expect((await run({ operation: 'getMany', scope: 'history', filters: { startedBefore: start } })).json.map((job) => job.jobId)).toEqual([ids[0]]);
+		const refused = await run({ operation: 'getMany', scope: 'history', filters: { startedBefore: 12_345_678 } });
+		expect(refused.error?.message).toBe('Started Before filter must be a date and time, got 12345678 [item 0]');
+		expect(refused.error?.description).toBe("A date and time without a zone is read in the workflow's time zone (America/New_York); a number is epoch seconds (10 digits) or milliseconds (13 digits).");
+		// The Job ID list: each start time in the workflow's zone, its offset said.
+		const names = (await searchList('searchJobs', { authentication: fx.authentication, resource: 'job', operation: 'get' }, fx.credentials, undefined, { typeVersion: 2.1 })).results.map((item) => item.name);
+		expect(names[1]).toBe(`sales · default · COMPLETED · ${labelInZone(start, NEW_YORK)}`);
+		expect(names[1]).toMatch(/ [-+]\d\d:\d\d$/);		// Row 9: 2.1's Sort is one row (By and Direction together); version 2's collection is read as before.
+		const oldest = await run({ operation: 'getMany', scope: 'history', limit: 2, sort: { property: { field: 'startTime', direction: 'ascending' } } });
+		expect(oldest.json.map((job) => job.jobId)).toEqual([ids[0], ids[1]]);
+		const v2Sort = await run({ operation: 'getMany', scope: 'history', limit: 2, sort: { direction: 'ascending' } }, 2);
+		expect(v2Sort.json.map((job) => job.jobId)).toEqual([ids[0], ids[1]]);
+		const sorts = nodeClasses[ACTION_NODE_TYPE].description.properties.filter((property) => property.name === 'sort').map((property) => property.type);
+		expect(sorts).toEqual(['collection', 'fixedCollection']);
+	});
+
+	test('rows 2 and 5: a failed job\'s error and Simplify carry why it failed; the step it failed in is not counted as completed', async () => {
+		const stop = advanceWhileWaiting(fx.clock, 1000);
+		try {
+			const failed = await run({ operation: 'submit', ...fx.flow(BROKEN), runProfileName: 'default', waitForCompletion: true, waitSettings: { pollInterval: 1 } });
+			expect(failed.error?.message).toMatch(/^Job [0-9a-f-]{36} ended with status ERROR: \d{4}-\d\d-\d\d [\d:.]+ \[worker-1\] INFO Step 2 failed: Node node_\d+ \(.+\) failed: node raised an error$/);
+			const data = await run({ operation: 'submit', ...fx.flow(BROKEN), runProfileName: 'default', waitForCompletion: true, waitSettings: { pollInterval: 1, onJobFailure: 'returnData' } });
+			expect(data.json[0]).toMatchObject({ executionStatus: 'ERROR', outcome: 'failed', stepsCompleted: 1, stepsTotal: 2 });
+			expect(data.json[0].failureReason).toMatch(/^\d{4}-\d\d-\d\d [\d:.]+ \[worker-1\] INFO Step 2 failed: Node node_\d+ \(.+\) failed: node raised an error$/);
+			// Version 2 names the reason in its error too; its Simplify keeps its ten fields (no failureReason).
+			const v2 = await run({ operation: 'waitForCompletion', jobId: data.json[0].jobId, waitSettings: { onJobFailure: 'returnData' } }, 2);
+			expect(Object.keys(v2.json[0])).toEqual(SUMMARY_KEYS);
+			expect(v2.json[0]).toMatchObject({ stepsCompleted: 1, stepsTotal: 2 });
+			expect((await run({ operation: 'waitForCompletion', jobId: data.json[0].jobId }, 2)).error?.message).toMatch(/ended with status ERROR: .*Step 2 failed: /);
+		} finally {
+			stop();
+		}
+	});
+});
+
+describe('issue 36 row 4: no long-wait hint on a default Submit + wait', () => {
+	test('the flagship example\'s Submit and wait (2.1, default Timeout 1 hour) on a job of seconds: no hint', async () => {
+		const fx = await startFixture('native');
+		const stop = advanceWhileWaiting(fx.clock, 1000);
+		try {
+			const example = JSON.parse(readFileSync(join(__dirname, '../../examples/submit-and-wait.json'), 'utf8')) as { nodes: Array<{ type: string; typeVersion: number; parameters: IDataObject }> };
+			const node = example.nodes.find((candidate) => candidate.type === ACTION_NODE_TYPE) as { typeVersion: number; parameters: IDataObject };
+			expect(node.typeVersion).toBe(2.1);
+			const parameters = { ...node.parameters, flowFileName: SALES.path, waitSettings: { ...(node.parameters.waitSettings as IDataObject), pollInterval: 1 } };
+			const result = await runActionNode({ credentials: fx.credentials, typeVersion: 2.1, parameters: parameters as RunNodeOptions['parameters'] });
+			expect(result.json[0]).toMatchObject({ executionStatus: 'COMPLETED' });
+			expect(hintsOf(result)).toEqual([]);
+		} finally {
+			stop();
+			await fx.server.close();
+		}
+	});
+});
+
+describe('issue 36 row 2: the reason is redacted and bounded in the error', () => {
+	test('a service error naming the token shows *** in the message; a long one is cut and says so', async () => {
+		const service = await startScriptedJobService();
+		try {
+			const id = '00000000-0000-4000-8000-000000000001';
+			const job = { id, executionStatus: 'ERROR', currentStepId: 'Step 2', error: `login refused for ${NATIVE_TOKEN} / ${encodeURIComponent(NATIVE_TOKEN.toUpperCase())}` };
+			service.jobs.set(id, job);
+			const run = () => runActionNode({ credentials: credentialsFor(service.url), typeVersion: 2.1, parameters: { authentication: 'jobExecutionApi', resource: 'job', operation: 'waitForCompletion', jobId: id } });
+			const failed = await run();
+			expect(failed.error?.message).toBe(`Job ${id} ended with status ERROR: login refused for *** / *** | ended in Step 2`);
+			service.jobs.set(id, { ...job, error: 'e'.repeat(10_000) });
+			expect((await run()).error?.message).toBe(`Job ${id} ended with status ERROR: ${'e'.repeat(400)} … [cut by the node: 9600 more characters] | ended in Step 2`);
+		} finally {
+			await service.close();
+		}
+	});
+});
+
 describe('version 2 hints, against a scripted service', () => {
 	let service: ScriptedJobService;
 	beforeEach(async () => {
@@ -187,13 +300,125 @@ describe('version 2 hints, against a scripted service', () => {
 		expect(hintsOf(await run({ operation: 'getMany', scope: 'history', filters: { flowName: 'sales' } }))).toEqual([]);
 	});
 
-	test('a Wait Timeout over 300 s points to the durable loop or the trigger, once for all items; 300 s does not', async () => {
+	test('issue 36 row 4: the long-wait hint shows after a wait that held the execution for a long job, once, with a link an npm user can open', async () => {
 		const [job] = jobs(1);
-		service.jobs.set(job.id, job);
+		const running = { ...job, executionStatus: 'RUNNING', endTime: null };
+		service.jobs.set(job.id, running);
 		const items = [{}, {}];
-		const long = await runActionNode({ credentials: credentialsFor(service.url), typeVersion: 2, items, parameters: { authentication: 'jobExecutionApi', resource: 'job', operation: 'waitForCompletion', jobId: job.id, waitSettings: { timeout: 301 } } });
+		const waiting = runActionNode({ credentials: credentialsFor(service.url), typeVersion: 2.1, items, parameters: { authentication: 'jobExecutionApi', resource: 'job', operation: 'waitForCompletion', jobId: job.id, waitSettings: { pollInterval: 1 } } });
+		// Both items read the job once (RUNNING); only then does it end, after 10 minutes of running.
+		await until(() => service.requests.filter((path) => path.endsWith(job.id)).length >= 2);
+		service.jobs.set(job.id, { ...job, endTime: (job.startTime as number) + 10 * 60_000 });
+		const long = await waiting;
 		expect(long.json).toHaveLength(2);
-		expect(hintsOf(long)).toEqual([expect.stringContaining('hold the execution for up to 5 minutes while it waits')]);
-		expect(hintsOf(await run({ operation: 'waitForCompletion', jobId: job.id, waitSettings: { timeout: 300 } }))).toEqual([]);
+		expect(hintsOf(long)).toEqual([
+			'A job ran for 10 minutes while this node waited, holding the execution. For long jobs, submit without waiting and check the job with n8n\'s Wait node in a loop, or start a workflow from the Job Execution Trigger when the job ends: https://github.com/n8n-nodes-job-execution/n8n-nodes-job-execution/blob/main/docs/running-at-scale.md#long-jobs-which-way-to-wait',
+		]);
+		// The same job read once, already ended: the node did not wait, so no hint whatever its runtime or the Timeout.
+		expect(hintsOf(await runActionNode({ credentials: credentialsFor(service.url), typeVersion: 2.1, parameters: { authentication: 'jobExecutionApi', resource: 'job', operation: 'waitForCompletion', jobId: job.id, waitSettings: { timeoutAmount: 3, timeoutUnit: 'days' } } }))).toEqual([]);
+		// A job of exactly 300 s waited for: no hint; 301 s: the hint.
+		for (const [runtime, hinted] of [[300_000, false], [301_000, true]] as const) {
+			service.jobs.set(job.id, running);
+			const again = runActionNode({ credentials: credentialsFor(service.url), typeVersion: 2, parameters: { authentication: 'jobExecutionApi', resource: 'job', operation: 'waitForCompletion', jobId: job.id, waitSettings: { pollInterval: 1 } } });
+			const before = service.requests.length;
+			await until(() => service.requests.length > before);
+			service.jobs.set(job.id, { ...job, endTime: (job.startTime as number) + runtime });
+			expect(hintsOf(await again).length).toBe(hinted ? 1 : 0);
+		}
+	});
+
+	test('issue 36 row 4: 2.1\'s Timeout is an amount and a unit (n8n\'s Limit Wait Time); version 2 keeps its seconds', async () => {
+		const [job] = jobs(1);
+		service.jobs.set(job.id, { ...job, executionStatus: 'RUNNING', endTime: null });
+		const wait = (typeVersion: number, waitSettings: IDataObject) =>
+			runActionNode({ credentials: credentialsFor(service.url), typeVersion, parameters: { authentication: 'jobExecutionApi', resource: 'job', operation: 'waitForCompletion', jobId: job.id, waitSettings: { pollInterval: 1, ...waitSettings } } });
+		expect((await wait(2.1, { timeoutAmount: 0.02, timeoutUnit: 'minutes' })).error?.message).toMatch(/^Timed out after 1\.2 s waiting for job /);
+		expect((await wait(2, { timeout: 1 })).error?.message).toMatch(/^Timed out after 1 s waiting for job /);
+		expect((await wait(2.1, { timeoutAmount: 0.01, timeoutUnit: 'minutes' })).error?.message).toBe('Timeout must be at least 1 second, got 0.01 minutes [item 0]');
+		expect((await wait(2.1, { timeoutAmount: 1, timeoutUnit: 'weeks' })).error?.message).toBe('Timeout Unit must be one of seconds, minutes, hours, days, got "weeks" [item 0]');
+		// The description: 2.1 shows Timeout + Timeout Unit (default 1 hour, as before); versions 1 and 2 their seconds.
+		const collections = nodeClasses[ACTION_NODE_TYPE].description.properties.filter((property) => property.name === 'waitSettings');
+		const names = collections.map((collection) => [collection.displayOptions, (collection.options as Array<{ name: string; default: unknown }>).map((option) => `${option.name}=${String(option.default)}`)]);
+		expect(names).toContainEqual([expect.objectContaining({ show: expect.objectContaining({ '@version': [{ _cnd: { gte: 2.1 } }] }) }), ['pollInterval=5', 'timeoutAmount=1', 'timeoutUnit=hours', 'onJobFailure=error']]);
+		expect(names).toContainEqual([expect.objectContaining({ hide: { '@version': [{ _cnd: { gte: 2.1 } }] } }), ['pollInterval=5', 'timeout=3600', 'onJobFailure=error']]);
+	});
+
+	test('issue 36 row 6: Return All returns every job a list holds, up to 500 with a warning past it; Limit stays at most 100', async () => {
+		service.history = jobs(101);
+		expect((await run({ operation: 'getMany', scope: 'history', returnAll: true })).json).toHaveLength(101);
+		service.history = jobs(501);
+		const cut = await run({ operation: 'getMany', scope: 'history', returnAll: true });
+		expect(cut.json).toHaveLength(500);
+		expect(hintsOf(cut)).toContain('The service listed 501 jobs (it promises at most 100): Get Many read the first 500 and left 1.');
+		expect((await run({ operation: 'getMany', scope: 'history', limit: 101 })).error?.message).toBe('Limit must be a whole number from 1 to 100, got 101 [item 0]');
+	});
+
+	test('issue 36 row 7: Log as File is always job-<safe id>.log, with no directory, whatever the id holds', async () => {
+		const id = 'x/../../etc/cron.d';
+		service.jobs.set(id, { ...jobs(1)[0], id, log: 'the log' });
+		const result = await run({ operation: 'get', jobId: id, options: { logAsFile: true } });
+		expect(result.items[0].binary?.data).toMatchObject({ fileName: 'job-x_______etc_cron_d.log', fileExtension: 'log', mimeType: 'text/plain' });
+		expect(result.items[0].binary?.data.directory).toBeUndefined();
+		expect(logFileName('..')).toBe('job-__.log');
+		expect(logFileName('a\u0000b')).toBe('job-a_b.log');
+		expect(logFileName('3f2b8c1e-6d4a-4b7e-9a51-0c8d2e7f4a10')).toBe('job-3f2b8c1e-6d4a-4b7e-9a51-0c8d2e7f4a10.log');
+		expect(logFileName('é'.repeat(10_000))).toBe(`job-${'_'.repeat(100)}.log`);
+		expect(logFileName('')).toBe('job.log');
+	});
+
+	test('issue 36 row 8: the lists offer only names the node can send, by the rule Submit and the filters apply', async () => {
+		const names = ['ok', ' padded ', 'lone\ud800', 'line\nbreak', 'x'.repeat(4097), 'y'.repeat(4096), '', 7];
+		service.history = names.map((runProfileName, i) => ({ ...jobs(names.length)[i], runProfileName }));
+		const offered = (await searchList('searchRunProfiles', { authentication: 'jobExecutionApi', resource: 'job', operation: 'submit' }, credentialsFor(service.url))).results;
+		expect(offered.map((item) => item.value)).toEqual(['ok', 'y'.repeat(4096)]);
+		// What is offered is sent (the scripted service has no submit endpoint: the request reached it); what is not, is refused before sending.
+		for (const value of offered.map((item) => item.value as string)) {
+			const before = service.requests.length;
+			const sent = await run({ operation: 'submit', flowFileName: '/Shared/Flows/sales.flow', runProfileName: { __rl: true, mode: 'list', value } });
+			expect([sent.error?.message.startsWith('Run Profile'), service.requests.length - before]).toEqual([false, 1]);
+		}
+		const refused = await run({ operation: 'submit', flowFileName: '/Shared/Flows/sales.flow', runProfileName: { __rl: true, mode: 'name', value: 'lone\ud800' } });
+		expect(refused.error?.message).toBe('Run Profile contains an unpaired UTF-16 surrogate (ill-formed text) [item 0]');
+	});
+
+	test('issue 36 row 9: the Job ID list\'s 401 names the credential to check, as a run does', async () => {
+		service.listFault = { status: 401, body: '{"message":"no"}' };
+		await expect(searchList('searchJobs', { authentication: 'jobExecutionApi', resource: 'job', operation: 'get' }, credentialsFor(service.url))).rejects.toThrow(
+			'The service refused the credentials (HTTP 401). Check the authentication settings of the Job Execution API credential.',
+		);
+		await expect(searchList('searchFlowNames', { authentication: 'jobExecutionApi', resource: 'job', operation: 'getMany' }, credentialsFor(service.url))).rejects.toThrow(/credentials \(HTTP 401\)\. Check the authentication settings/);
+	});
+});
+
+describe('issue 36 rows 3 and 9: what the editor shows', () => {
+	const action = nodeClasses[ACTION_NODE_TYPE].description;
+	const trigger = nodeClasses[TRIGGER_NODE_TYPE].description;
+	const codexOf = (file: string) => (JSON.parse(readFileSync(join(__dirname, '../../nodes', file), 'utf8')) as { resources: { primaryDocumentation: Array<{ url: string }> } }).resources.primaryDocumentation[0].url;
+	/**
+	 * n8n's Docs link, as its editor computes it (packages/frontend/editor-ui/src/composables/useNodeDocsUrl.ts, the same
+	 * rule in 1.x and 2.x): documentationUrl as it is when it starts with http; else the codex URL with `?utm_…` appended.
+	 */
+	const docsUrl = (description: INodeTypeDescription, codex: string) =>
+		description.documentationUrl?.startsWith('http') ? description.documentationUrl : `${codex}?utm_source=n8n_app&utm_medium=node_settings_modal-credential_link&utm_campaign=${description.name}`;
+
+	test('row 3: each Docs link opens the README part it names (no ?utm_ after the #fragment)', () => {
+		const repository = 'https://github.com/n8n-nodes-job-execution/n8n-nodes-job-execution';
+		expect(docsUrl(action, codexOf('JobExecution/JobExecution.node.json'))).toBe(`${repository}#operations`);
+		expect(docsUrl(trigger, codexOf('JobExecutionTrigger/JobExecutionTrigger.node.json'))).toBe(`${repository}#trigger`);
+		// The codex names the same part (docs.test checks both anchors exist in the README).
+		expect(codexOf('JobExecution/JobExecution.node.json')).toBe(action.documentationUrl);
+		expect(codexOf('JobExecutionTrigger/JobExecutionTrigger.node.json')).toBe(trigger.documentationUrl);
+	});
+
+	test('row 9: the relay notice names the credential to pick (version 2 has no Interface field); Put Log File in Field only beside Log as File', () => {
+		const notices = action.properties.filter((property) => property.name === 'interfaceNotice' && property.displayOptions?.show?.['@version'] !== undefined);
+		expect(notices.map((notice) => notice.displayName)).toEqual(['The relay names a flow by its ID: to submit by flow file path instead, pick a Job Execution API credential (native REST API)']);
+		const logFileFields = action.properties
+			.filter((property) => property.name === 'options' && property.type === 'collection')
+			.flatMap((collection) => (collection.options as INodeProperties[]).filter((option) => option.name === 'logFileProperty'));
+		expect(logFileFields.length).toBeGreaterThan(0);
+		for (const field of logFileFields) expect(field.displayOptions).toEqual({ show: { logAsFile: [true] } });
+		expect(action.version).toEqual([1, 2, 2.1]);
+		expect(action.defaultVersion).toBe(2.1);
 	});
 });

@@ -3,10 +3,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { JobOutputOptions } from '../../shared/jobOutput';
 
-import { describeGiven, describeType, hasControlCharacter, hasLoneSurrogate } from '../../shared/jobVocabulary';
-
-/** Flow paths, run profiles and names longer than this are refused before sending (no service needs more). */
-export const MAX_TEXT_LENGTH = 4096;
+import { describeGiven, describeType, MAX_TEXT_LENGTH, sendableTextProblem } from '../../shared/jobVocabulary';
 
 /** Per node run: each parameter holding no expression, with its value (the same for every item), or VARIES. */
 const fixedValues = new WeakMap<IExecuteFunctions, Map<string, unknown>>();
@@ -58,9 +55,8 @@ export function checkText(
 		throw badParameter(context, itemIndex, `${label} must be text, got ${describeType(raw)}`);
 	}
 	const text = String(raw).trim();
-	if (hasControlCharacter(text)) throw badParameter(context, itemIndex, `${label} contains control characters (such as a line break)`);
-	if (hasLoneSurrogate(text)) throw badParameter(context, itemIndex, `${label} contains an unpaired UTF-16 surrogate (ill-formed text)`);
-	if (text.length > maxLength) throw badParameter(context, itemIndex, `${label} is longer than ${maxLength} characters`);
+	const problem = sendableTextProblem(text, maxLength);
+	if (problem !== null) throw badParameter(context, itemIndex, `${label} ${problem}`);
 	return text;
 }
 

@@ -1,6 +1,8 @@
 import type { IBinaryKeyData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { JobOutputMode, JobShape } from '../../shared/jobOutput';
+import type { SummaryOptions } from '../../shared/jobSummary';
+import { VERSION_2_1 } from '../../shared/versionDisplay';
 import { formatJob, JOB_STATUS_FIELDS, shapeJob } from '../../shared/jobOutput';
 import { nodeTypeName, nodeVersion } from '../../shared/nodeVersion';
 import { readableJobId } from '../../shared/jobVocabulary';
@@ -39,6 +41,11 @@ function readShapeMode(context: IExecuteFunctions, itemIndex: number): Pick<JobS
 	return { mode, fields: fields as string[] };
 }
 
+/** Version 2.1's Simplify: times in the workflow's time zone (the zone its filters are read in) and the failure reason. */
+function summaryOptions(context: IExecuteFunctions): SummaryOptions | undefined {
+	return nodeVersion(context) >= VERSION_2_1 ? { timeZone: context.getTimezone(), failureReason: true } : undefined;
+}
+
 /** The item's output settings in its node version: version 1 reads its Options as it always did. */
 export function readJobItemSettings(context: IExecuteFunctions, itemIndex: number): JobItemSettings {
 	if (nodeVersion(context) < 2) {
@@ -47,10 +54,23 @@ export function readJobItemSettings(context: IExecuteFunctions, itemIndex: numbe
 	}
 	const options = (itemParameter(context, 'options', itemIndex, {}) as IDataObject) ?? {};
 	const flag = (name: string, label: string) => checkBoolean(context, itemIndex, `Option ${label}`, options[name], false);
-	const shape: JobShape = { ...readShapeMode(context, itemIndex), parseLog: flag('parseLog', 'Parse Log') };
+	const shape: JobShape = { ...readShapeMode(context, itemIndex), parseLog: flag('parseLog', 'Parse Log'), summary: summaryOptions(context) };
 	const logAsFile = flag('logAsFile', 'Log as File');
 	const property = logAsFile ? checkText(context, itemIndex, 'Option Put Log File in Field', options.logFileProperty) || 'data' : undefined;
 	return { statusOnly: flag('statusOnly', 'Status Only'), json: (job, knownJobId) => shapeJob(job, shape, knownJobId), logFileProperty: property };
+}
+
+/** Characters of the id kept in a log file's name (ids may hold 256): file systems take 255 bytes a name. */
+const MAX_FILE_ID_CHARS = 100;
+
+/**
+ * Always `job-<safe id>.log`, with no directory, whatever the id holds: n8n's prepareBinaryData takes its second
+ * argument as a path (a `/` would set the file's `directory`, `..` climb out of it), so every character but letters,
+ * digits, `-` and `_` becomes `_`, dots included, and the id is cut to MAX_FILE_ID_CHARS.
+ */
+export function logFileName(jobId: string): string {
+	const safe = jobId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, MAX_FILE_ID_CHARS);
+	return safe === '' ? 'job.log' : `job-${safe}.log`;
 }
 
 /** The item of one job; with Log as File, the log as a text/plain `.log` file in the chosen binary property. */
@@ -62,7 +82,6 @@ export async function jobItem(
 ): Promise<IDataObject | ItemWithFiles> {
 	const json = settings.json(job, knownJobId);
 	if (settings.logFileProperty === undefined || typeof job.log !== 'string') return json;
-	const jobId = readableJobId(job) ?? knownJobId ?? 'job';
-	const file = await context.helpers.prepareBinaryData(Buffer.from(job.log, 'utf8'), `job-${jobId}.log`, 'text/plain');
+	const file = await context.helpers.prepareBinaryData(Buffer.from(job.log, 'utf8'), logFileName(readableJobId(job) ?? knownJobId ?? ''), 'text/plain');
 	return new ItemWithFiles(json, { [settings.logFileProperty]: file });
 }

@@ -1,9 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { JOB_STATUS_OPTIONS, jobFilterFields, jobFilterLocatorFields } from '../../shared/descriptions';
-import { checkStatuses, describeGiven, describeType, isPlainObject, JOB_STATUSES, readTimestamp } from '../../shared/jobVocabulary';
+import { checkStatuses, describeGiven, describeType, isPlainObject, JOB_STATUSES, readGivenTime, readTimestamp } from '../../shared/jobVocabulary';
 import type { JobFilter } from '../../shared/jobVocabulary';
-import { fromVersion2, version1Only } from '../../shared/versionDisplay';
+import { fromVersion2, fromVersion21, version1Only, version2Only } from '../../shared/versionDisplay';
 import { hintOnce } from './hints';
 import { badParameter, checkText } from './itemParameters';
 
@@ -29,7 +29,7 @@ const timeFilterFields: INodeProperties[] = TIME_FILTERS.map(({ name, displayNam
 	name,
 	type: 'dateTime',
 	default: '',
-	description: `Only jobs that ${name.startsWith('started') ? 'started' : 'ended'} ${after ? 'at or after' : 'before'} this time (a job with no such time is left out)`,
+	description: `Only jobs that ${name.startsWith('started') ? 'started' : 'ended'} ${after ? 'at or after' : 'before'} this time, in the workflow's time zone unless it has its own (a job with no such time is left out)`,
 }));
 
 const filtersCollection = (options: INodeProperties[]): INodeProperties => ({ displayName: 'Filters', name: 'filters', type: 'collection', placeholder: 'Add Filter', default: {}, options });
@@ -39,38 +39,50 @@ export const listFilterFields: INodeProperties[] = [
 	...fromVersion2([filtersCollection([...jobFilterLocatorFields, statusFilter, ...timeFilterFields])]),
 ];
 
-export const sortField: INodeProperties = fromVersion2([
+const sortRuleFields: INodeProperties[] = [
 	{
-		displayName: 'Sort',
-		name: 'sort',
-		type: 'collection',
-		placeholder: 'Add Sort Rule',
-		default: {},
-		description: 'Newest first (by start time) unless set: the service does not promise an order',
+		displayName: 'By',
+		name: 'field',
+		type: 'options',
+		default: 'startTime',
 		options: [
-			{
-				displayName: 'By',
-				name: 'field',
-				type: 'options',
-				default: 'startTime',
-				options: [
-					{ name: 'Start Time', value: 'startTime' },
-					{ name: 'End Time', value: 'endTime', description: 'Jobs still running count as the latest' },
-				],
-			},
-			{
-				displayName: 'Direction',
-				name: 'direction',
-				type: 'options',
-				default: 'descending',
-				options: [
-					{ name: 'Newest First', value: 'descending' },
-					{ name: 'Oldest First', value: 'ascending' },
-				],
-			},
+			{ name: 'Start Time', value: 'startTime' },
+			{ name: 'End Time', value: 'endTime', description: 'Jobs still running count as the latest' },
 		],
 	},
-])[0];
+	{
+		displayName: 'Direction',
+		name: 'direction',
+		type: 'options',
+		default: 'descending',
+		options: [
+			{ name: 'Newest First', value: 'descending' },
+			{ name: 'Oldest First', value: 'ascending' },
+		],
+	},
+];
+
+const SORT_DESCRIPTION = 'Newest first (by start time) unless set: the service does not promise an order';
+
+/**
+ * Version 2's Sort adds By and Direction one at a time (a collection); 2.1 adds the rule as one row, both fields
+ * together, as the Airtable node's Sort does (a fixedCollection, packages/nodes-base/nodes/Airtable/v2/actions/record/
+ * search.operation.ts). One rule only: the two times are the only keys.
+ */
+export const sortFields: INodeProperties[] = [
+	...version2Only([{ displayName: 'Sort', name: 'sort', type: 'collection', placeholder: 'Add Sort Rule', default: {}, description: SORT_DESCRIPTION, options: sortRuleFields }]),
+	...fromVersion21([
+		{
+			displayName: 'Sort',
+			name: 'sort',
+			type: 'fixedCollection',
+			placeholder: 'Add Sort Rule',
+			default: {},
+			description: SORT_DESCRIPTION,
+			options: [{ displayName: 'Rule', name: 'property', values: sortRuleFields }],
+		},
+	]),
+];
 
 /** A filter's text: a plain value, or a resource locator's (version 2 picks names from a list). */
 function locatorText(value: unknown): unknown {
@@ -82,34 +94,19 @@ export interface ListSelection extends JobFilter {
 	sort?: { field: 'startTime' | 'endTime'; descending: boolean };
 }
 
-const ZONE_RE = /(?:Z|[+-]\d{2}:?\d{2})$/i;
-
-/** The offset of a time zone at an instant, in ms (UTC when the zone is unknown). */
-function zoneOffsetMs(utcMs: number, timeZone: string): number {
-	try {
-		const format = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
-		const part = (type: string) => Number(format.formatToParts(new Date(utcMs)).find((candidate) => candidate.type === type)?.value);
-		const wall = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'));
-		return Number.isFinite(wall) ? wall - Math.floor(utcMs / 1000) * 1000 : 0;
-	} catch {
-		return 0;
-	}
-}
-
-/** A date text: with a zone as written; without one (as n8n's date picker writes it) in the workflow's time zone. */
-function parseDateText(text: string, timeZone: string): number {
-	if (ZONE_RE.test(text)) return Date.parse(text);
-	const asUtc = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00Z` : `${text}Z`);
-	return Number.isFinite(asUtc) ? asUtc - zoneOffsetMs(asUtc, timeZone) : NaN;
-}
-
-/** A time filter's value: a date text n8n's date picker writes, an ISO text, epoch ms, or a Luxon DateTime. */
+/** A time filter's value: text (with or without a zone), epoch seconds or ms, or a Luxon DateTime (an expression's `$now`). */
 function timeValue(context: IExecuteFunctions, itemIndex: number, label: string, raw: unknown): number | null {
 	if (raw === undefined || raw === null || raw === '') return null;
 	const given = isPlainObject(raw) && typeof raw.toISO === 'function' ? (raw.toISO as () => unknown)() : raw;
-	const text = typeof given === 'string' && given.length <= 64 ? given.trim() : undefined;
-	const ms = typeof given === 'number' ? given : text !== undefined ? parseDateText(text, context.getTimezone()) : NaN;
-	if (!Number.isFinite(ms)) throw badParameter(context, itemIndex, `${label} filter must be a date and time, got ${describeGiven(raw)}`);
+	const ms = readGivenTime(given, context.getTimezone());
+	if (ms === null) {
+		throw badParameter(
+			context,
+			itemIndex,
+			`${label} filter must be a date and time, got ${describeGiven(raw, { values: true })}`,
+			`A date and time without a zone is read in the workflow's time zone (${context.getTimezone()}); a number is epoch seconds (10 digits) or milliseconds (13 digits).`,
+		);
+	}
 	return ms;
 }
 
@@ -131,7 +128,9 @@ export function readListSelection(context: IExecuteFunctions, itemIndex: number,
 		const ms = timeValue(context, itemIndex, displayName, raw[name]);
 		if (ms !== null) selection.times.push({ field, after, ms });
 	}
-	const sort = (context.getNodeParameter('sort', itemIndex, {}) as IDataObject) ?? {};
+	const saved = (context.getNodeParameter('sort', itemIndex, {}) as IDataObject) ?? {};
+	// 2.1's one row ({ property: { field, direction } }), or version 2's collection ({ field, direction }).
+	const sort = isPlainObject(saved) && isPlainObject(saved.property) ? saved.property : saved;
 	const field = sort.field ?? 'startTime';
 	const direction = sort.direction ?? 'descending';
 	if ((field !== 'startTime' && field !== 'endTime') || (direction !== 'descending' && direction !== 'ascending')) {

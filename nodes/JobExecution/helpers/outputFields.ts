@@ -16,7 +16,7 @@ const toolOutputFields: INodeProperties[] = [
 		type: 'options',
 		default: 'simplified',
 		options: [
-			{ name: 'Simplified', value: 'simplified', description: 'The ten fields most workflows use: ID, status, outcome, times, progress' },
+			{ name: 'Simplified', value: 'simplified', description: 'The fields most workflows use: ID, status, outcome, times, progress (from version 2.1 also why a job failed)' },
 			{ name: 'Raw', value: 'raw', description: 'Every field the service returns, the whole log included' },
 			{ name: 'Selected Fields', value: 'selected', description: 'The job ID and the fields chosen below' },
 		],
@@ -46,7 +46,9 @@ const logFileFields: INodeProperties[] = [
 		name: 'logFileProperty',
 		type: 'string',
 		default: 'data',
-		description: 'The name of the binary property that holds the log file, with Log as File',
+		description: 'The name of the binary property that holds the log file',
+		// Shown only beside Log as File: n8n evaluates an option's displayOptions against its collection's values.
+		displayOptions: { show: { logAsFile: [true] } },
 	},
 ];
 

@@ -3,6 +3,10 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { describeGiven, isPlainObject, isTerminalStatus, normalizeStatus } from '../../shared/jobVocabulary';
 import { redact } from '../../shared/redaction';
+import { jobFailureReason } from '../../shared/jobSummary';
+import { nodeVersion } from '../../shared/nodeVersion';
+import { TIMEOUT_UNIT_SECONDS } from '../../shared/descriptions';
+import { VERSION_2_1 } from '../../shared/versionDisplay';
 import type { ResolvedConnection } from '../../shared/transport';
 import { apiRequest, readJobCall } from '../../shared/transport';
 import { failureInWords, isRetryableError, retryAfterMs } from '../../shared/transport/errors';
@@ -29,21 +33,37 @@ async function sleepUnlessCancelled(ms: number, signal: AbortSignal | undefined)
 /** Reads the wait settings of an item, refusing values that would poll forever or hammer the service. */
 export function readWaitSettings(context: IExecuteFunctions, itemIndex: number, prefix: string): WaitSettings {
 	const settings = (itemParameter(context, prefix, itemIndex, {}) as IDataObject) ?? {};
+	const number = (raw: unknown): number => (typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN);
 	const seconds = (name: string, label: string, fallback: number): number => {
 		const raw = settings[name] ?? fallback;
-		const value = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
+		const value = number(raw);
 		if (!Number.isFinite(value) || value < 1) {
 			throw badParameter(context, itemIndex, `${label} must be a number of seconds, at least 1, got ${describeGiven(raw, { values: true })}`);
 		}
 		return value;
 	};
 	const pollIntervalSeconds = seconds('pollInterval', 'Poll Interval', 5);
-	const timeoutSeconds = seconds('timeout', 'Timeout', 3600);
+	// 2.1 saves an amount and a unit (default 1 hour); versions 1 and 2 saved seconds.
+	const timeoutSeconds = nodeVersion(context) >= VERSION_2_1 ? timeoutOf21(context, itemIndex, settings, number) : seconds('timeout', 'Timeout', 3600);
 	const onJobFailure = settings.onJobFailure ?? 'error';
 	if (onJobFailure !== 'error' && onJobFailure !== 'returnData') {
 		throw badParameter(context, itemIndex, 'When the Job Fails or Is Cancelled must be "error" or "returnData"');
 	}
 	return { pollIntervalSeconds, timeoutSeconds, onJobFailure };
+}
+
+/** 2.1's Timeout: amount × unit, at least one second. */
+function timeoutOf21(context: IExecuteFunctions, itemIndex: number, settings: IDataObject, number: (raw: unknown) => number): number {
+	const unit = settings.timeoutUnit ?? 'hours';
+	if (typeof unit !== 'string' || !Object.hasOwn(TIMEOUT_UNIT_SECONDS, unit)) {
+		throw badParameter(context, itemIndex, `Timeout Unit must be one of ${Object.keys(TIMEOUT_UNIT_SECONDS).join(', ')}, got ${describeGiven(unit)}`);
+	}
+	const raw = settings.timeoutAmount ?? 1;
+	const value = number(raw) * TIMEOUT_UNIT_SECONDS[unit as keyof typeof TIMEOUT_UNIT_SECONDS];
+	if (!Number.isFinite(value) || value < 1) {
+		throw badParameter(context, itemIndex, `Timeout must be at least 1 second, got ${describeGiven(raw, { values: true })} ${unit}`);
+	}
+	return value;
 }
 
 /** The n8n error of a failed wait: its message kept as written (n8n rewrites messages that contain codes). */
@@ -100,7 +120,7 @@ export async function waitForJob(
 	jobId: string,
 	settings: WaitSettings,
 	itemIndex: number,
-	options: { readFirst: boolean; readAs?: string },
+	options: { readFirst: boolean; readAs?: string; stats?: { reads: number } },
 ): Promise<IDataObject> {
 	const intervalMs = settings.pollIntervalSeconds * 1000;
 	const deadline = Date.now() + settings.timeoutSeconds * 1000;
@@ -117,6 +137,7 @@ export async function waitForJob(
 		if (signal?.aborted) throw waitError(this, `The execution was cancelled while waiting for job ${jobId}`, itemIndex);
 		if (Date.now() >= deadline) break;
 		const read = await settle(apiRequest.call(this, connection, readJobCall(options.readAs ?? jobId), { itemIndex, deadline, singleAttempt: true }));
+		if (options.stats) options.stats.reads = reads + 1;
 		if (read.ok) {
 			const { body } = read.value;
 			if (!isPlainObject(body)) throw waitError(this, `The service answered with no job status for job ${jobId}`, itemIndex);
@@ -161,10 +182,18 @@ export function checkJobOutcome(
 	return failJob(context, job, jobId, itemIndex, connection);
 }
 
+/**
+ * Version 2 puts the reason in the message after the status, as n8n's Databricks node puts a run's state message in
+ * its error (`Job run <id> failed (<code>): <message>`, packages/nodes-base/nodes/Databricks/actions/job/run.operation.ts):
+ * the service's `error`, else the log's last error lines, and the step it ended in (jobSummary.ts, bounded), redacted
+ * once more. Version 1 keeps its message as it was.
+ */
 function failJob(context: IExecuteFunctions, job: IDataObject, jobId: string, itemIndex: number, connection: ResolvedConnection): never {
+	const ended = `Job ${jobId} ended with status ${shownStatus(job.executionStatus, connection)}`;
+	const reason = nodeVersion(context) >= 2 ? jobFailureReason(job) : null;
 	throw waitError(
 		context,
-		`Job ${jobId} ended with status ${shownStatus(job.executionStatus, connection)}`,
+		reason === null ? ended : `${ended}: ${redact(reason, connection.secrets)}`,
 		itemIndex,
 		'Set "When the Job Fails or Is Cancelled" to "Return the Job as Data" to handle it in the workflow.',
 	);

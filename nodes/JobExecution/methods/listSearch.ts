@@ -1,8 +1,8 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
 
-import { listFlowChoices } from '../../shared/flowChoices';
+import { listFlowChoices, withListErrors } from '../../shared/flowChoices';
 import { firstListed, readJobList } from '../../shared/jobList';
-import { normalizeStatus, readableJobId, toMillis } from '../../shared/jobVocabulary';
+import { labelInZone, normalizeStatus, readableJobId, readTimestamp, toMillis } from '../../shared/jobVocabulary';
 import type { CredentialType } from '../../shared/transport';
 import { getConnection, MAX_JOBS_PER_LIST, NATIVE_CREDENTIAL, RELAY_CREDENTIAL } from '../../shared/transport';
 
@@ -25,8 +25,10 @@ function startedAt(job: IDataObject): number {
 	return toMillis(job.startTime) ?? Number.POSITIVE_INFINITY;
 }
 
-function toListItem({ id, job }: ListedJob): INodeListSearchItems {
-	const started = text(job.startTimeFormatted).slice(0, 19) || 'not started';
+/** The start time in the workflow's time zone, its offset said (the zone the time filters read typed times in). */
+function toListItem({ id, job }: ListedJob, timeZone: string): INodeListSearchItems {
+	const startMs = readTimestamp(job.startTime);
+	const started = startMs === null ? 'not started' : labelInZone(startMs, timeZone);
 	const parts = [text(job.flowName) || '(no flow name)', text(job.runProfileName) || '(no profile)', normalizeStatus(job.executionStatus) || '?', started];
 	return { name: parts.join(' · '), value: id, description: id };
 }
@@ -42,12 +44,16 @@ function credentialTypeOf(context: ILoadOptionsFunctions): CredentialType {
  * job whose id could not name exactly one job is left out.
  */
 export async function searchJobs(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
-	const connection = await getConnection.call(this, credentialTypeOf(this));
+	return await withListErrors(async () => await listedJobs(this, filter));
+}
+
+async function listedJobs(context: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+	const connection = await getConnection.call(context, credentialTypeOf(context));
 	const byId = new Map<string, ListedJob>();
 	for (const scope of LISTS) {
-		const listed = await readJobList.call(this, connection, scope);
+		const listed = await readJobList.call(context, connection, scope);
 		const { jobs, left } = firstListed(listed.jobs);
-		if (left > 0) this.logger.warn(`Job Execution list search: the ${scope} list held ${listed.jobs.length} jobs; the first ${MAX_JOBS_PER_LIST} are shown, ${left} left out.`);
+		if (left > 0) context.logger.warn(`Job Execution list search: the ${scope} list held ${listed.jobs.length} jobs; the first ${MAX_JOBS_PER_LIST} are shown, ${left} left out.`);
 		// A job that ended between the two reads is in both: the later read is the fresher.
 		for (const job of jobs) {
 			const id = readableJobId(job);
@@ -58,7 +64,7 @@ export async function searchJobs(this: ILoadOptionsFunctions, filter?: string): 
 	const results = [...byId.values()]
 		.map((listed, order) => ({ listed, order }))
 		.sort((a, b) => startedAt(b.listed.job) - startedAt(a.listed.job) || a.order - b.order)
-		.map(({ listed }) => toListItem(listed))
+		.map(({ listed }) => toListItem(listed, context.getTimezone()))
 		.filter((item) => needle === '' || `${item.name} ${item.value}`.toLowerCase().includes(needle));
 	return { results };
 }

@@ -53,7 +53,11 @@ export async function execute(
 	if (connection.credentialType === RELAY_CREDENTIAL) {
 		throw new NodeOperationError(this.getNode(), 'The relay interface has no navigation endpoint', {
 			itemIndex,
-			description: 'Choose the Native API interface and a Job Execution API credential to build navigation URLs.',
+			// Version 1's words kept (its editor shows an Interface field); version 2's editor picks the interface by credential.
+			description:
+				nodeVersion(this) < 2
+					? 'Choose the Native API interface and a Job Execution API credential to build navigation URLs.'
+					: 'Pick a Job Execution API credential (native REST API) to build navigation URLs.',
 		});
 	}
 	const flowFileName = readText(this, itemIndex, 'flowFileName', 'Flow File Path', { required: true });

@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import type { OperationOption } from '../registry';
 import { badParameter, readBoolean, readChoice } from '../../helpers/itemParameters';
 import { readJobItemSettings } from '../../helpers/jobItems';
-import { hintListing, listFilterFields, readListSelection, sortField, sortJobs, timeMatcher } from '../../helpers/jobListing';
+import { hintListing, listFilterFields, readListSelection, sortFields, sortJobs, timeMatcher } from '../../helpers/jobListing';
 import { jobOutputFields } from '../../helpers/outputFields';
 import { firstListed, readJobList } from '../../../shared/jobList';
 import { describeGiven, jobFilterMatcher } from '../../../shared/jobVocabulary';
@@ -41,7 +41,7 @@ export const properties: INodeProperties[] = [
 	},
 	...listFilterFields,
 	...jobOutputFields({ logFile: false }),
-	sortField,
+	...sortFields,
 ];
 
 export const option: OperationOption<'getMany'> = { name: 'Get Many', value: 'getMany', description: 'List up to 100 jobs', action: 'Get many jobs' };

@@ -15,10 +15,11 @@ import { isPlainObject, isUuid, jobIdProblem } from '../../../shared/jobVocabula
 import { mayHaveAcceptedJob, toNodeApiError } from '../../../shared/transport/errors';
 import { notResentText, submitSlot } from '../../helpers/submittedJobs';
 import type { SubmitRecord, SubmitSlot } from '../../helpers/submittedJobs';
-import { flowFileNameField, nameLocatorField, waitSettingFields } from '../../../shared/descriptions';
+import { flowFileNameField, nameLocatorField, waitSettingsCollections } from '../../../shared/descriptions';
 import { nodeVersion } from '../../../shared/nodeVersion';
 import { fromVersion2, version1Only } from '../../../shared/versionDisplay';
 import { hintLongWait } from '../../helpers/hints';
+import { summarizeJob } from '../../../shared/jobSummary';
 import { ItemWithFiles, jobItem, readJobItemSettings } from '../../helpers/jobItems';
 import { jobOutputFields } from '../../helpers/outputFields';
 
@@ -35,7 +36,7 @@ export const properties: INodeProperties[] = [
 	// Version 2 shows it only where it helps: the relay asks for a Flow ID where the native API asks for a path.
 	...fromVersion2([
 		{
-			displayName: 'The relay names a flow by its ID: choose the Native API interface to submit by flow file path instead',
+			displayName: 'The relay names a flow by its ID: to submit by flow file path instead, pick a Job Execution API credential (native REST API)',
 			name: 'interfaceNotice',
 			type: 'notice',
 			default: '',
@@ -131,15 +132,7 @@ export const properties: INodeProperties[] = [
 		default: false,
 		description: 'Whether to wait until the job ends and output its final status instead of the job ID',
 	},
-	{
-		displayName: 'Wait Settings',
-		name: 'waitSettings',
-		type: 'collection',
-		placeholder: 'Add Setting',
-		default: {},
-		displayOptions: { show: { waitForCompletion: [true] } },
-		options: waitSettingFields,
-	},
+	...waitSettingsCollections({ show: { waitForCompletion: [true] } }),
 	...jobOutputFields({ logFile: true }).map((field) => ({ ...field, displayOptions: { ...field.displayOptions, show: { ...field.displayOptions?.show, waitForCompletion: [true] } } })),
 	...batchingFields('are submitted (and, with Wait for Completion, waited for)'),
 ];
@@ -197,10 +190,11 @@ export async function execute(
 	const jobId = submitted.jobId;
 
 	if (waitSettings && shown) {
-		if (nodeVersion(this) >= 2) hintLongWait(this, waitSettings.timeoutSeconds);
 		// The job is read under the id the service sent, even where redaction hid part of it in what is shown.
-		const waited = await settle(waitForJob.call(this, connection, jobId, waitSettings, itemIndex, { readFirst: false, readAs: submitted.sentId }));
+		const stats = { reads: 0 };
+		const waited = await settle(waitForJob.call(this, connection, jobId, waitSettings, itemIndex, { readFirst: false, readAs: submitted.sentId, stats }));
 		if (!waited.ok) throw submittedButNotWaited(waited.error, jobId);
+		if (nodeVersion(this) >= 2) hintLongWait(this, { reads: stats.reads, runtimeSeconds: summarizeJob(waited.value).runtimeSeconds });
 		const job = checkJobOutcome(this, waited.value, jobId, waitSettings, itemIndex, connection);
 		const item = await jobItem(this, shown, job, jobId);
 		// Version 1 put jobId last; version 2's shapes already hold it first.

@@ -3,25 +3,19 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import type { OperationOption } from '../registry';
 import { batchingFields, readConcurrency } from '../../helpers/batching';
 import { hintLongWait } from '../../helpers/hints';
+import { summarizeJob } from '../../../shared/jobSummary';
 import { jobItem, readJobItemSettings } from '../../helpers/jobItems';
 import type { ItemWithFiles } from '../../helpers/jobItems';
 import { jobOutputFields } from '../../helpers/outputFields';
 import { checkJobOutcome, readWaitSettings, waitForJob } from '../../helpers/waitForJob';
 import { nodeVersion } from '../../../shared/nodeVersion';
 import type { ResolvedConnection } from '../../../shared/transport';
-import { jobIdField, waitSettingFields } from '../../../shared/descriptions';
+import { jobIdField, waitSettingsCollections } from '../../../shared/descriptions';
 import { readJobId } from './jobId';
 
 export const properties: INodeProperties[] = [
 	jobIdField,
-	{
-		displayName: 'Wait Settings',
-		name: 'waitSettings',
-		type: 'collection',
-		placeholder: 'Add Setting',
-		default: {},
-		options: waitSettingFields,
-	},
+	...waitSettingsCollections(),
 	...jobOutputFields({ logFile: true }),
 	...batchingFields('are waited for'),
 ];
@@ -44,7 +38,8 @@ export async function execute(
 	const jobId = readJobId(this, itemIndex);
 	const settings = readWaitSettings(this, itemIndex, 'waitSettings');
 	const output = readJobItemSettings(this, itemIndex);
-	if (nodeVersion(this) >= 2) hintLongWait(this, settings.timeoutSeconds);
-	const job = await waitForJob.call(this, connection, jobId, settings, itemIndex, { readFirst: true });
+	const stats = { reads: 0 };
+	const job = await waitForJob.call(this, connection, jobId, settings, itemIndex, { readFirst: true, stats });
+	if (nodeVersion(this) >= 2) hintLongWait(this, { reads: stats.reads, runtimeSeconds: summarizeJob(job).runtimeSeconds });
 	return await jobItem(this, output, checkJobOutcome(this, job, jobId, settings, itemIndex, connection), jobId);
 }
