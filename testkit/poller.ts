@@ -59,6 +59,11 @@ export interface Poller {
 	restart(parameters?: INodeParameters, how?: { reloadModules?: boolean }): void;
 	/** The workflow saved while active (a re-activation): the database's static data, same process (same modules). */
 	reactivate(parameters?: INodeParameters): void;
+	/**
+	 * The node's modules loaded again and nothing else: the next poll keeps the live static data but none of the
+	 * process's memory, so a test sees what the static data alone carries.
+	 */
+	forgetModuleMemory(): void;
 	/** n8n dies between the next emit and its fire-and-forget save (D2): that save never reaches the database. */
 	crashAfterNextEmit(): void;
 	/**
@@ -206,6 +211,9 @@ export function createPoller(parameters: INodeParameters, credentials: Credentia
 		reactivate(newParameters?: INodeParameters) {
 			if (newParameters) currentParameters = newParameters;
 			build();
+		},
+		forgetModuleMemory() {
+			reloadModules = true;
 		},
 		crashAfterNextEmit() {
 			crashNext = true;

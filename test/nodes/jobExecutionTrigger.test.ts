@@ -379,29 +379,62 @@ describe('Job Execution Trigger against a service that fails or lies', () => {
 		}
 	});
 
+	/** The node's clock (Date.now) moved on by `ms`: a pause ends without waiting for it in real time. */
+	const clockAhead = (ms: number) => {
+		const now = Date.now.bind(Date);
+		return jest.spyOn(Date, 'now').mockImplementation(() => now() + ms);
+	};
+	afterEach(() => jest.restoreAllMocks());
+
 	test.each<SavingMode>(['default', 'durableCursors'])('429 with Retry-After on the lists: that poll fails saying until when, no request until then, one log line per skipped poll, then polling again (%s saving)', async (saving) => {
 		const poller = createPoller({ authentication: 'jobExecutionApi' }, credentialsFor(service.url), { saving });
 		service.active = [running('a')];
 		await poller.poll();
-		service.listFault = { status: 429, headers: { 'retry-after': '1' } };
+		service.listFault = { status: 429, headers: { 'retry-after': '60' } };
 		const requestsBefore = service.requests.length;
 		// Where users look: the failed trigger execution says the trigger pauses, until when, and that nothing is lost.
 		await expect(poller.poll()).rejects.toMatchObject({
 			name: 'NodeOperationError',
-			message: expect.stringMatching(/^The service asked the trigger to wait 1 s \(Retry-After\): no poll until \d{4}-\d\d-\d\dT[\d:.]+Z$/),
+			message: expect.stringMatching(/^The service asked the trigger to wait 60 s \(Retry-After\): no poll until \d{4}-\d\d-\d\dT[\d:.]+Z$/),
 			description: expect.stringMatching(/^The service answered HTTP 429\. The trigger sends no request until then and resumes by itself; jobs that change meanwhile fire on the first poll after\./),
 		});
-		const asked = service.requests.length - requestsBefore;
-		expect(asked).toBeGreaterThanOrEqual(1);
-		expect(poller.warnings.at(-1)).toMatch(/the service answered HTTP 429 and asked to wait 1 s \(Retry-After\): no poll until/);
+		// The active list answered 429: the history list was not asked.
+		expect(service.requests.slice(requestsBefore)).toEqual(['/api/v1/jobs?filter=active']);
+		expect(poller.warnings.at(-1)).toMatch(/the service answered HTTP 429 and asked to wait 60 s \(Retry-After\): no poll until/);
 		service.listFault = null;
 		for (let i = 0; i < 3; i++) expect(await poller.poll()).toBeNull();
-		expect(service.requests.length - requestsBefore).toBe(asked);
-		expect(poller.warnings.filter((line) => line.includes('skipping this poll'))).toHaveLength(3);
-		await new Promise((resolve) => setTimeout(resolve, 1100));
+		// A minute on the node's clock passes in no time: the polls above were all inside the pause, however slow.
+		const ahead = clockAhead(59_000);
+		expect(await poller.poll()).toBeNull();
+		expect(service.requests.length - requestsBefore).toBe(1);
+		expect(poller.warnings.filter((line) => line.includes('skipping this poll'))).toHaveLength(4);
+		ahead.mockRestore();
+		clockAhead(61_000);
 		service.active = [];
 		service.history = [finished('a')];
 		expect(json(await poller.poll()).map((item) => item.id)).toEqual(['a']);
+		expect(service.requests.length - requestsBefore).toBe(3);
+	});
+
+	test('the Retry-After pause is kept in the static data: with the process\'s memory gone (modules loaded again), the next poll still sends nothing', async () => {
+		const poller = createPoller({ authentication: 'jobExecutionApi' }, credentialsFor(service.url));
+		service.active = [running('a')];
+		await poller.poll();
+		service.listFault = { status: 429, headers: { 'retry-after': '60' } };
+		await expect(poller.poll()).rejects.toThrow(/wait 60 s \(Retry-After\)/);
+		expect(poller.liveState()['node:Job Execution Trigger']).toMatchObject({ pausedUntil: expect.any(Number) });
+		service.listFault = null;
+		const requestsBefore = service.requests.length;
+		poller.forgetModuleMemory();
+		expect(await poller.poll()).toBeNull();
+		expect(service.requests.length).toBe(requestsBefore);
+		expect(poller.warnings.at(-1)).toMatch(/skipping this poll, the service asked to wait until/);
+		// Once it ends, the fresh modules poll again and the pause leaves the static data.
+		clockAhead(61_000);
+		service.active = [];
+		service.history = [finished('a')];
+		expect(json(await poller.poll()).map((item) => item.id)).toEqual(['a']);
+		expect(poller.liveState()['node:Job Execution Trigger']).not.toHaveProperty('pausedUntil');
 	});
 	test('version 1 items, deep-equal: the JobStatus as the service sent it (raw log included), then event, previousStatus, skippedStatuses', async () => {
 		const log = '2026-01-01 10:00:00.000 [main] INFO - Job execution details\nsecond line & < > " \' + / %';
