@@ -233,7 +233,10 @@ describe('extractExecutionStatus', () => {
 			},
 		);
 		expect(extractExecutionStatus(hostile)).toBeNull();
-		const deep = JSON.stringify(JSON.stringify(JSON.stringify(JSON.stringify(JSON.stringify(JSON.stringify('X'))))));
-		expect(() => extractExecutionStatus(deep)).not.toThrow();
+		// A status JSON-encoded again and again is read through 4 encodings and no further (the depth bound).
+		const encoded = (times: number) => Array.from({ length: times }).reduce<string>((value) => JSON.stringify(value), 'RUNNING');
+		expect(extractExecutionStatus(encoded(4))).toBe('RUNNING');
+		expect(extractExecutionStatus(encoded(5))).toBeNull();
+		expect(extractExecutionStatus(encoded(12))).toBeNull();
 	});
 });
