@@ -1,4 +1,4 @@
-// Ready to publish: n8n's own scanner on the packed tarball (and a planted copy of its manifest and action node it must fail), the GitHub workflows
+// Ready to publish: n8n's own scanner on the packed tarball (and a bad copy it must fail), the GitHub workflows
 // through actionlint, the publish guard through a real `npm publish --dry-run`, and the codex files in tsc's build.
 import { execFileSync, spawnSync } from 'child_process';
 import { appendFileSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'fs';
