@@ -16,6 +16,7 @@ import { startScriptedJobService } from '../../testkit/scriptedJobService';
 import type { Job, ReadFault, ScriptedJobService } from '../../testkit/scriptedJobService';
 import { MAX_MISSES, MAX_STATE_BYTES } from '../../nodes/JobExecutionTrigger/jobStatusTracker';
 import { isParsableLog, parseJobLog } from '../../nodes/shared/logParser';
+import * as transport from '../../nodes/shared/transport';
 import { transportTiming } from '../../nodes/shared/transport';
 import { writeMeasuredBlock } from '../../testkit/measuredBlock';
 
@@ -306,6 +307,59 @@ describe('Job Execution Trigger against a service that fails or lies', () => {
 		for (const id of ids) service.readFaults.delete(id);
 		const fired = [...json(await poller.poll()), ...json(await poller.poll()), ...json(await poller.poll())].map((item) => item.id);
 		expect([...fired].sort()).toEqual(ids);
+	});
+
+	test('individual reads stop at half the engine\'s poll budget (2 s: 1 s of reads, each read moving the clock 400 ms): 3 of 5, the rest next poll', async () => {
+		const poller = createPoller({ authentication: 'jobExecutionApi' }, credentialsFor(service.url), { pollBudgetMs: 2000 });
+		const ids = ['r1', 'r2', 'r3', 'r4', 'r5'];
+		service.active = ids.map(running);
+		await poller.poll();
+		service.active = [];
+		for (const id of ids) service.jobs.set(id, finished(id));
+		// The node's clock moves only when a read has ended: the stop depends on reads made, not on how fast they were.
+		let moved = 0;
+		const now = Date.now.bind(Date);
+		jest.spyOn(Date, 'now').mockImplementation(() => now() + moved);
+		const read = transport.apiRequest;
+		jest.spyOn(transport, 'apiRequest').mockImplementation(async function (this: unknown, ...args: Parameters<typeof read>) {
+			try {
+				return await read.apply(this as never, args);
+			} finally {
+				moved += 400;
+			}
+		});
+		const reads = () => service.requests.filter((path) => /\/jobs\/r\d$/.test(path));
+		const first = json(await poller.poll()).map((item) => item.id);
+		expect(reads()).toEqual(['/api/v1/jobs/r1', '/api/v1/jobs/r2', '/api/v1/jobs/r3']);
+		expect(first).toEqual(['r1', 'r2', 'r3']);
+		// Left for the next poll, not tried and failed.
+		expect(poller.warnings.filter((line) => line.includes('could not read'))).toEqual([]);
+		expect(json(await poller.poll()).map((item) => item.id)).toEqual(['r4', 'r5']);
+		expect(reads()).toHaveLength(5);
+	});
+
+	test('list entries that are not jobs (a number, a text, null) and a job without an id are skipped and counted in the log line', async () => {
+		const poller = trigger({ triggerOn: 'anyChange' });
+		await poller.poll();
+		service.active = [running('a'), 42, 'x', null, { executionStatus: 'RUNNING' }] as unknown as Job[];
+		expect(json(await poller.poll()).map((item) => item.id)).toEqual(['a']);
+		expect(poller.warnings.at(-1)).toMatch(/^Job Execution Trigger: skipped 4 listed job\(s\) without a usable ID$/);
+	});
+
+	test.each([
+		['within 15 minutes: the process\'s baseline is used, the job that finished meanwhile fires', 14 * 60_000, ['a']],
+		['after 15 minutes: "from now on" starts again from now, nothing fires', 16 * 60_000, null],
+	] as const)('durable cursors, an uncommitted activation baseline, re-activated %s', async (_name, later, fired) => {
+		const poller = createPoller({ authentication: 'jobExecutionApi' }, credentialsFor(service.url), { saving: 'durableCursors' });
+		service.active = [running('a')];
+		expect(await poller.poll()).toBeNull();
+		expect(poller.storedState()).toEqual({});
+		service.active = [];
+		service.history = [finished('a')];
+		poller.reactivate();
+		clockAhead(later);
+		const items = await poller.poll();
+		expect(items === null ? null : json(items).map((item) => item.id)).toEqual(fired);
 	});
 
 	test('900 jobs ending a day ahead (a skewed clock), then 20 ordinary jobs: 20 of 20 fire', async () => {
