@@ -97,3 +97,10 @@ test.each(SENT)('newest first by end time (sent %s): the unfinished jobs first, 
 	const unfinished = [...order].filter((name) => name === 'running' || name === 'queued');
 	expect(await getMany([...order], { sort: { field: 'endTime', direction: 'descending' } })).toEqual([...unfinished, 'f3', 'f2', 'f1']);
 });
+
+test('a time filter leaves out the jobs without that time: Ended Before a year on keeps the finished jobs, Started Before the queued one out', async () => {
+	const yearOn = new Date(T + 365 * 24 * 60 * MINUTE).toISOString();
+	expect(await getMany([...SERVICE_ORDERS[2]], { filters: { endedBefore: yearOn } })).toEqual(['f2', 'f3', 'f1']);
+	expect(await getMany([...SERVICE_ORDERS[2]], { filters: { startedBefore: yearOn } })).toEqual(['running', 'f2', 'f3', 'f1']);
+	expect(await getMany([...SERVICE_ORDERS[2]], { filters: { startedAfter: new Date(T).toISOString() } })).toEqual(['running', 'f2', 'f3', 'f1']);
+});
