@@ -3,7 +3,9 @@ module.exports = {
 	testEnvironment: 'node',
 	// jest's transform cache in the project's ignored .cache/, not /tmp/jest_<uid>.
 	cacheDirectory: '<rootDir>/.cache/jest',
-	roots: ['<rootDir>/test'],
+	// The haste map sees the shipped and shared code too, so `npx jest --findRelatedTests nodes/shared/jobSummary.ts`
+	// finds the tests that import it; only test/ holds tests (testMatch).
+	roots: ['<rootDir>/test', '<rootDir>/nodes', '<rootDir>/credentials', '<rootDir>/server', '<rootDir>/testkit'],
 	testMatch: ['<rootDir>/test/**/*.test.ts'],
 	// Soak tests (`npm run test:soak`) and e2e (`npm run test:e2e`) have their own configs.
 	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/soak/', '\\.soak\\.test\\.ts$'],

@@ -3,7 +3,6 @@ const base = require('./jest.config');
 
 module.exports = {
 	...base,
-	roots: ['<rootDir>/test/soak'],
 	testMatch: ['<rootDir>/test/soak/**/*.soak.test.ts'],
 	testPathIgnorePatterns: ['/node_modules/'],
 	testTimeout: 10 * 60_000,

@@ -59,6 +59,11 @@ export interface Poller {
 	restart(parameters?: INodeParameters, how?: { reloadModules?: boolean }): void;
 	/** The workflow saved while active (a re-activation): the database's static data, same process (same modules). */
 	reactivate(parameters?: INodeParameters): void;
+	/**
+	 * The node's modules loaded again and nothing else: the next poll keeps the live static data but none of the
+	 * process's memory, so a test sees what the static data alone carries.
+	 */
+	forgetModuleMemory(): void;
 	/** n8n dies between the next emit and its fire-and-forget save (D2): that save never reaches the database. */
 	crashAfterNextEmit(): void;
 	/**
@@ -73,6 +78,8 @@ export interface Poller {
 export interface PollerOptions {
 	/** Poll as n8n 1.x does: its PollContext has no getPollBudgetMs. */
 	withoutPollBudget?: boolean;
+	/** The poll budget n8n 2.x's PollContext gives (its own default: 5 minutes). */
+	pollBudgetMs?: number;
 	/** How n8n saves the static data (default: n8n's default mode). */
 	saving?: SavingMode;
 	/** The node's type version as saved in the workflow (default 1: a trigger saved before version 2 existed). */
@@ -150,7 +157,8 @@ export function createPoller(parameters: INodeParameters, credentials: Credentia
 		// C1: the node works on a copy of the saved cursor.
 		const staged: IDataObject = durable ? copy(saved) : {};
 		const nodeStaticData = durable ? () => staged : () => workflow.getStaticData('node', node);
-		const context = new PollContext(workflow, node, additionalData, mode, 'activate', undefined, undefined, undefined, undefined, nodeStaticData);
+		const budget = options.pollBudgetMs === undefined ? undefined : () => options.pollBudgetMs as number;
+		const context = new PollContext(workflow, node, additionalData, mode, 'activate', undefined, undefined, undefined, undefined, nodeStaticData, budget);
 		if (options.withoutPollBudget) Object.defineProperty(context, 'getPollBudgetMs', { value: undefined });
 		// The same context with n8n's logger recorded (its own property cannot be replaced).
 		const logger = {
@@ -206,6 +214,9 @@ export function createPoller(parameters: INodeParameters, credentials: Credentia
 		reactivate(newParameters?: INodeParameters) {
 			if (newParameters) currentParameters = newParameters;
 			build();
+		},
+		forgetModuleMemory() {
+			reloadModules = true;
 		},
 		crashAfterNextEmit() {
 			crashNext = true;

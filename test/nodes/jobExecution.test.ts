@@ -245,9 +245,19 @@ describe.each(INTERFACES)('Job Execution node over the %s interface', (kind: Int
 		const before = fx.server.stats.requests;
 		const result = await run(
 			{ operation: 'waitForCompletion', jobId, waitSettings: { pollInterval: 60, timeout: 3600 } },
-			{ onStart: (execution) => setTimeout(() => execution.cancel(), 300) },
+			{
+				// Cancelled once the first read reached the server, however long the engine took to send it: a cancel
+				// on a timer could land before that read on a busy machine.
+				onStart: (execution) => {
+					const watch = setInterval(() => {
+						if (fx.server.stats.requests === before) return;
+						clearInterval(watch);
+						execution.cancel();
+					}, 5);
+				},
+			},
 		);
-		// A wait deaf to the cancel would sleep out the 60 s Poll Interval: checked against the cancel at 300 ms.
+		// A wait deaf to the cancel would sleep out the 60 s Poll Interval: a hang bound far from any real duration.
 		expect(Date.now() - started).toBeLessThan(deadlineBound(300, 60_000));
 		expect(result.json).toEqual([]);
 		expect(result.run.status).toBe('canceled');

@@ -16,6 +16,7 @@ import { startScriptedJobService } from '../../testkit/scriptedJobService';
 import type { Job, ReadFault, ScriptedJobService } from '../../testkit/scriptedJobService';
 import { MAX_MISSES, MAX_STATE_BYTES } from '../../nodes/JobExecutionTrigger/jobStatusTracker';
 import { isParsableLog, parseJobLog } from '../../nodes/shared/logParser';
+import * as transport from '../../nodes/shared/transport';
 import { transportTiming } from '../../nodes/shared/transport';
 import { writeMeasuredBlock } from '../../testkit/measuredBlock';
 
@@ -308,6 +309,61 @@ describe('Job Execution Trigger against a service that fails or lies', () => {
 		expect([...fired].sort()).toEqual(ids);
 	});
 
+	test('individual reads stop at half the engine\'s poll budget (2 s: 1 s of reads, each read moving the clock 400 ms): 3 of 5, the rest next poll', async () => {
+		const poller = createPoller({ authentication: 'jobExecutionApi' }, credentialsFor(service.url), { pollBudgetMs: 2000 });
+		const ids = ['r1', 'r2', 'r3', 'r4', 'r5'];
+		service.active = ids.map(running);
+		await poller.poll();
+		service.active = [];
+		for (const id of ids) service.jobs.set(id, finished(id));
+		// The node's clock stands still but for each read that ended: the stop depends on reads made, not on how fast
+		// they were (a clock that also ran in real time let a loaded machine stop after 2).
+		let moved = 0;
+		const base = Date.now();
+		jest.spyOn(Date, 'now').mockImplementation(() => base + moved);
+		const read = transport.apiRequest;
+		jest.spyOn(transport, 'apiRequest').mockImplementation(async function (this: unknown, ...args: Parameters<typeof read>) {
+			try {
+				return await read.apply(this as never, args);
+			} finally {
+				moved += 400;
+			}
+		});
+		const reads = () => service.requests.filter((path) => /\/jobs\/r\d$/.test(path));
+		const first = json(await poller.poll()).map((item) => item.id);
+		expect(reads()).toEqual(['/api/v1/jobs/r1', '/api/v1/jobs/r2', '/api/v1/jobs/r3']);
+		expect(first).toEqual(['r1', 'r2', 'r3']);
+		// Left for the next poll, not tried and failed.
+		expect(poller.warnings.filter((line) => line.includes('could not read'))).toEqual([]);
+		expect(json(await poller.poll()).map((item) => item.id)).toEqual(['r4', 'r5']);
+		expect(reads()).toHaveLength(5);
+	});
+
+	test('list entries that are not jobs (a number, a text, null) and a job without an id, on either list, are skipped and counted in the log line', async () => {
+		const poller = trigger({ triggerOn: 'anyChange' });
+		await poller.poll();
+		service.active = [running('a'), 42, 'x'] as unknown as Job[];
+		service.history = [null, { executionStatus: 'COMPLETED' }] as unknown as Job[];
+		expect(json(await poller.poll()).map((item) => item.id)).toEqual(['a']);
+		expect(poller.warnings.at(-1)).toMatch(/^Job Execution Trigger: skipped 4 listed job\(s\) without a usable ID$/);
+	});
+
+	test.each([
+		['within 15 minutes: the process\'s baseline is used, the job that finished meanwhile fires', 14 * 60_000, ['a']],
+		['after 15 minutes: "from now on" starts again from now, nothing fires', 16 * 60_000, null],
+	] as const)('durable cursors, an uncommitted activation baseline, re-activated %s', async (_name, later, fired) => {
+		const poller = createPoller({ authentication: 'jobExecutionApi' }, credentialsFor(service.url), { saving: 'durableCursors' });
+		service.active = [running('a')];
+		expect(await poller.poll()).toBeNull();
+		expect(poller.storedState()).toEqual({});
+		service.active = [];
+		service.history = [finished('a')];
+		poller.reactivate();
+		clockAhead(later);
+		const items = await poller.poll();
+		expect(items === null ? null : json(items).map((item) => item.id)).toEqual(fired);
+	});
+
 	test('900 jobs ending a day ahead (a skewed clock), then 20 ordinary jobs: 20 of 20 fire', async () => {
 		const poller = trigger();
 		const future = Array.from({ length: 900 }, (_, i) => finished(uuid(i), T + DAY + i));
@@ -371,6 +427,8 @@ describe('Job Execution Trigger against a service that fails or lies', () => {
 			expect(gapLines[0]).toMatch(/the history list was full \(100 jobs\) and held no job seen before, so .* jobs that finished between \d{4}-\d\d-\d\dT.* and \d{4}-\d\d-\d\dT.* may never have been listed/);
 			const gapItems = items.filter((item) => item.event === 'possibleGap');
 			expect(gapItems).toHaveLength(onPossibleGap === 'emitItem' ? 1 : 0);
+			// The gap comes first: a workflow reading the first item learns of it before the jobs.
+			if (onPossibleGap === 'emitItem') expect(items[0].event).toBe('possibleGap');
 			expect(items.filter((item) => item.event !== 'possibleGap')).toHaveLength(100);
 			// The next poll overlaps what was seen: no gap.
 			service.history = [finished(uuid(2000)), ...service.history.slice(0, 99)];
@@ -379,29 +437,62 @@ describe('Job Execution Trigger against a service that fails or lies', () => {
 		}
 	});
 
+	/** The node's clock (Date.now) moved on by `ms`: a pause ends without waiting for it in real time. */
+	const clockAhead = (ms: number) => {
+		const now = Date.now.bind(Date);
+		return jest.spyOn(Date, 'now').mockImplementation(() => now() + ms);
+	};
+	afterEach(() => jest.restoreAllMocks());
+
 	test.each<SavingMode>(['default', 'durableCursors'])('429 with Retry-After on the lists: that poll fails saying until when, no request until then, one log line per skipped poll, then polling again (%s saving)', async (saving) => {
 		const poller = createPoller({ authentication: 'jobExecutionApi' }, credentialsFor(service.url), { saving });
 		service.active = [running('a')];
 		await poller.poll();
-		service.listFault = { status: 429, headers: { 'retry-after': '1' } };
+		service.listFault = { status: 429, headers: { 'retry-after': '60' } };
 		const requestsBefore = service.requests.length;
 		// Where users look: the failed trigger execution says the trigger pauses, until when, and that nothing is lost.
 		await expect(poller.poll()).rejects.toMatchObject({
 			name: 'NodeOperationError',
-			message: expect.stringMatching(/^The service asked the trigger to wait 1 s \(Retry-After\): no poll until \d{4}-\d\d-\d\dT[\d:.]+Z$/),
+			message: expect.stringMatching(/^The service asked the trigger to wait 60 s \(Retry-After\): no poll until \d{4}-\d\d-\d\dT[\d:.]+Z$/),
 			description: expect.stringMatching(/^The service answered HTTP 429\. The trigger sends no request until then and resumes by itself; jobs that change meanwhile fire on the first poll after\./),
 		});
-		const asked = service.requests.length - requestsBefore;
-		expect(asked).toBeGreaterThanOrEqual(1);
-		expect(poller.warnings.at(-1)).toMatch(/the service answered HTTP 429 and asked to wait 1 s \(Retry-After\): no poll until/);
+		// The active list answered 429: the history list was not asked.
+		expect(service.requests.slice(requestsBefore)).toEqual(['/api/v1/jobs?filter=active']);
+		expect(poller.warnings.at(-1)).toMatch(/the service answered HTTP 429 and asked to wait 60 s \(Retry-After\): no poll until/);
 		service.listFault = null;
 		for (let i = 0; i < 3; i++) expect(await poller.poll()).toBeNull();
-		expect(service.requests.length - requestsBefore).toBe(asked);
-		expect(poller.warnings.filter((line) => line.includes('skipping this poll'))).toHaveLength(3);
-		await new Promise((resolve) => setTimeout(resolve, 1100));
+		// Half a minute on the node's clock passes in no time: still inside the pause, however slow the polls above.
+		const ahead = clockAhead(30_000);
+		expect(await poller.poll()).toBeNull();
+		expect(service.requests.length - requestsBefore).toBe(1);
+		expect(poller.warnings.filter((line) => line.includes('skipping this poll'))).toHaveLength(4);
+		ahead.mockRestore();
+		clockAhead(61_000);
 		service.active = [];
 		service.history = [finished('a')];
 		expect(json(await poller.poll()).map((item) => item.id)).toEqual(['a']);
+		expect(service.requests.length - requestsBefore).toBe(3);
+	});
+
+	test('the Retry-After pause is kept in the static data: with the process\'s memory gone (modules loaded again), the next poll still sends nothing', async () => {
+		const poller = createPoller({ authentication: 'jobExecutionApi' }, credentialsFor(service.url));
+		service.active = [running('a')];
+		await poller.poll();
+		service.listFault = { status: 429, headers: { 'retry-after': '60' } };
+		await expect(poller.poll()).rejects.toThrow(/wait 60 s \(Retry-After\)/);
+		expect(poller.liveState()['node:Job Execution Trigger']).toMatchObject({ pausedUntil: expect.any(Number) });
+		service.listFault = null;
+		const requestsBefore = service.requests.length;
+		poller.forgetModuleMemory();
+		expect(await poller.poll()).toBeNull();
+		expect(service.requests.length).toBe(requestsBefore);
+		expect(poller.warnings.at(-1)).toMatch(/skipping this poll, the service asked to wait until/);
+		// Once it ends, the fresh modules poll again and the pause leaves the static data.
+		clockAhead(61_000);
+		service.active = [];
+		service.history = [finished('a')];
+		expect(json(await poller.poll()).map((item) => item.id)).toEqual(['a']);
+		expect(poller.liveState()['node:Job Execution Trigger']).not.toHaveProperty('pausedUntil');
 	});
 	test('version 1 items, deep-equal: the JobStatus as the service sent it (raw log included), then event, previousStatus, skippedStatuses', async () => {
 		const log = '2026-01-01 10:00:00.000 [main] INFO - Job execution details\nsecond line & < > " \' + / %';
@@ -413,17 +504,22 @@ describe('Job Execution Trigger against a service that fails or lies', () => {
 		service.active = [queued];
 		service.history = [done];
 		const byId = (items: IDataObject[]) => [...items].sort((a, b) => String(a.id).localeCompare(String(b.id)));
-		expect(byId(json(await poller.poll()))).toEqual([
+		// Equal, and every item's keys in that order: users see it (n8n's views, Object.keys in expressions).
+		const expectItems = (items: IDataObject[], expected: IDataObject[]) => {
+			expect(items).toEqual(expected);
+			expect(items.map((item) => Object.keys(item))).toEqual(expected.map((item) => Object.keys(item)));
+		};
+		expectItems(byId(json(await poller.poll())), [
 			{ ...queued, event: 'newJob', previousStatus: null, skippedStatuses: [] },
 			{ ...done, event: 'newJob', previousStatus: null, skippedStatuses: [] },
 		]);
 		const completed = { ...queued, executionStatus: 'COMPLETED', startTime: T, endTime: T + 2000, log };
 		service.active = [];
 		service.history = [completed, done];
-		expect(json(await poller.poll())).toEqual([{ ...completed, event: 'statusChanged', previousStatus: 'QUEUED', skippedStatuses: ['RUNNING'] }]);
+		expectItems(json(await poller.poll()), [{ ...completed, event: 'statusChanged', previousStatus: 'QUEUED', skippedStatuses: ['RUNNING'] }]);
 		// Parse Log adds logParsed beside the raw log; Fetch Test Event gives the latest job as a new one.
 		const parsing = trigger({ options: { parseLog: true } });
-		expect(json(await parsing.poll('manual'))).toEqual([
+		expectItems(json(await parsing.poll('manual')), [
 			{ ...completed, logParsed: isParsableLog(log) ? parseJobLog(log) : null, event: 'newJob', previousStatus: null, skippedStatuses: [] },
 		]);
 	});

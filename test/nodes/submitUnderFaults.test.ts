@@ -248,7 +248,9 @@ describe.each(INTERFACES)("Submit under n8n's Retry On Fail (%s)", (kind: Interf
 		expect(result.json.every((json) => typeof json.jobId === 'string' && json.error === undefined)).toBe(true);
 	});
 
-	test('Submit and wait: a retry waits for the job the first try created instead of submitting it again', async () => {
+	// The rule is the operation's (submit.operation.ts); one interface proves it here, and test/nodes/toolRetry.test.ts
+	// proves a retry's wait for the first try's job on both.
+	if (kind === 'native') test('Submit and wait: a retry waits for the job the first try created instead of submitting it again', async () => {
 		fx = await startFixture(kind);
 		fx.server.faults.inject(everyThirdSubmit({ kind: 'status', status: 429 }, 1));
 		const stop = advanceWhileWaiting(fx.clock, 1000);

@@ -255,13 +255,13 @@ describe('pacing: Retry-After and the Poll Interval', () => {
 		server = await startHostileServer(() => ({ kind: 'json', status: 500, body: { message: 'transient' } }));
 		const result = await runActionNode({
 			credentials: credentials(server.url),
-			parameters: { authentication: 'jobExecutionApi', resource: 'job', operation: 'waitForCompletion', jobId: JOB, waitSettings: { pollInterval: 2, timeout: 7 } },
+			parameters: { authentication: 'jobExecutionApi', resource: 'job', operation: 'waitForCompletion', jobId: JOB, waitSettings: { pollInterval: 1, timeout: 4 } },
 		});
-		expect(result.error?.message).toBe(`Timed out after 7 s waiting for job ${JOB}: last status not read yet; the last read failed: the service answered HTTP 500`);
-		// Reads at 0 s and (backoff: twice the interval) 4 s, the next would be at 12 s; before, 4 reads in the first
-		// 4 s (the transport's retries). Exactly two, so the gap between them is always checked.
+		expect(result.error?.message).toBe(`Timed out after 4 s waiting for job ${JOB}: last status not read yet; the last read failed: the service answered HTTP 500`);
+		// Reads at 0 s and (backoff: twice the interval) 2 s, the next would be at 6 s; before, 4 reads in the first
+		// 2 s (the transport's retries). Exactly two, 2 s from the Timeout either way, so the gap is always checked.
 		expect(server.requests).toHaveLength(2);
-		expect(gaps(server.requests)[0]).toBeGreaterThanOrEqual(4000);
+		expect(gaps(server.requests)[0]).toBeGreaterThanOrEqual(2000);
 	});
 
 	test('Wait: a Retry-After longer than the interval is honoured; one past the Timeout ends the wait at once, saying when', async () => {

@@ -661,15 +661,18 @@ describe('loadState', () => {
 });
 
 describe('randomized property test', () => {
+	// Two cycles of the bursty load (period 150): every property shows; longer runs are the soak tier's
+	// (test/soak/trackerStateSize.soak.test.ts) and the trigger churn's.
+	const POLLS = 300;
 	const normal = () => 8;
 	const bursty = (p: number) => (p % 150 >= 100 && p % 150 < 115 ? 90 : 6);
 	const scenarios: Scenario[] = [
-		{ name: 'steady load, changing options', seed: 1, polls: 600, load: normal, seconds: false, historyBy: 'endTime', maxReads: 10, startFrom: 'now', fixedWatch: null, transient400: 0.05 },
-		{ name: 'bursts over the 100 caps, changing options', seed: 2, polls: 600, load: bursty, seconds: false, historyBy: 'endTime', maxReads: 15, startFrom: 'existing', fixedWatch: null, transient400: 0.05 },
-		{ name: 'seconds timestamps, small window', seed: 3, polls: 600, load: bursty, seconds: true, historyBy: 'endTime', terminalWindow: 150, maxReads: 15, startFrom: 'now', fixedWatch: null, transient400: 0.05 },
-		{ name: 'history ordered by start time', seed: 4, polls: 600, load: bursty, seconds: false, historyBy: 'startTime', maxReads: 15, startFrom: 'existing', fixedWatch: null, transient400: 0.05 },
-		{ name: 'anyChange, ground truth complete', seed: 5, polls: 600, load: bursty, seconds: false, historyBy: 'endTime', maxReads: 15, startFrom: 'now', fixedWatch: 'anyChange', transient400: 0.05 },
-		{ name: 'terminal statuses, ground truth complete', seed: 6, polls: 600, load: bursty, seconds: true, historyBy: 'endTime', maxReads: 15, startFrom: 'existing', fixedWatch: ['COMPLETED', 'ERROR', 'CANCELLED'], transient400: 0.2 },
+		{ name: 'steady load, changing options', seed: 1, polls: POLLS, load: normal, seconds: false, historyBy: 'endTime', maxReads: 10, startFrom: 'now', fixedWatch: null, transient400: 0.05 },
+		{ name: 'bursts over the 100 caps, changing options', seed: 2, polls: POLLS, load: bursty, seconds: false, historyBy: 'endTime', maxReads: 15, startFrom: 'existing', fixedWatch: null, transient400: 0.05 },
+		{ name: 'seconds timestamps, small window', seed: 3, polls: POLLS, load: bursty, seconds: true, historyBy: 'endTime', terminalWindow: 150, maxReads: 15, startFrom: 'now', fixedWatch: null, transient400: 0.05 },
+		{ name: 'history ordered by start time', seed: 4, polls: POLLS, load: bursty, seconds: false, historyBy: 'startTime', maxReads: 15, startFrom: 'existing', fixedWatch: null, transient400: 0.05 },
+		{ name: 'anyChange, ground truth complete', seed: 5, polls: POLLS, load: bursty, seconds: false, historyBy: 'endTime', maxReads: 15, startFrom: 'now', fixedWatch: 'anyChange', transient400: 0.05 },
+		{ name: 'terminal statuses, ground truth complete', seed: 6, polls: POLLS, load: bursty, seconds: true, historyBy: 'endTime', maxReads: 15, startFrom: 'existing', fixedWatch: ['COMPLETED', 'ERROR', 'CANCELLED'], transient400: 0.2 },
 	];
 
 	it.each(scenarios)('$name (seed $seed)', (s) => {

@@ -117,6 +117,17 @@ describe('simplifyJob', () => {
 		});
 	});
 
+	it('takes the id from `id`, `jobId` only without one, and `jobName` before `runProfile`, the step text before its id', () => {
+		expect(simplifyJob({ id: 'from-id', jobId: 'from-jobId', jobName: 'n', runProfile: 'p', currentStepDescription: 'Step 2', currentStepId: 's2' })).toMatchObject({ id: 'from-id', jobName: 'n', currentStep: 'Step 2' });
+		expect(simplifyJob({ jobId: 'from-jobId', runProfile: 'p', currentStepId: 's2' })).toMatchObject({ id: 'from-jobId', jobName: 'p', currentStep: 's2' });
+	});
+
+	it('a runtime from the times at their edge: ended the instant it started → 0 s; ended 1 ms before → none', () => {
+		const at = Date.UTC(2026, 10, 21, 10, 5, 2);
+		expect(simplifyJob({ startTime: at, endTime: at }).runtimeSeconds).toBe(0);
+		expect(simplifyJob({ startTime: at, endTime: at - 1 }).runtimeSeconds).toBeNull();
+	});
+
 	it('summarises a running job', () => {
 		expect(simplifyJob(RUNNING_JOB)).toEqual({
 			id: COMPLETED_JOB.id,
@@ -233,7 +244,10 @@ describe('extractExecutionStatus', () => {
 			},
 		);
 		expect(extractExecutionStatus(hostile)).toBeNull();
-		const deep = JSON.stringify(JSON.stringify(JSON.stringify(JSON.stringify(JSON.stringify(JSON.stringify('X'))))));
-		expect(() => extractExecutionStatus(deep)).not.toThrow();
+		// A status JSON-encoded again and again is read through 4 encodings and no further (the depth bound).
+		const encoded = (times: number) => Array.from({ length: times }).reduce<string>((value) => JSON.stringify(value), 'RUNNING');
+		expect(extractExecutionStatus(encoded(4))).toBe('RUNNING');
+		expect(extractExecutionStatus(encoded(5))).toBeNull();
+		expect(extractExecutionStatus(encoded(12))).toBeNull();
 	});
 });

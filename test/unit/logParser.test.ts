@@ -134,7 +134,7 @@ describe('parseJobLog: the documented example', () => {
 	});
 
 	it('is JSON-serialisable without loss', () => {
-		expect(JSON.parse(JSON.stringify(parsed))).toEqual(parsed);
+		expect(JSON.parse(JSON.stringify(parsed))).toStrictEqual(parsed);
 	});
 
 	it('accounts for every line', () => {
@@ -389,12 +389,11 @@ describe('parseJobLog: robustness', () => {
 				parts.push(rand() < 0.1 ? String.fromCharCode(Math.floor(rand() * 0x10000)) : ALPHABET[Math.floor(rand() * ALPHABET.length)]);
 			}
 			const input = parts.join('');
-			let parsed: ParsedJobLog | undefined;
-			expect(() => {
-				parsed = parseJobLog(input);
-			}).not.toThrow();
-			expect(linesOut(parsed!)).toBe(linesIn(input));
-			expect(() => JSON.stringify(parsed)).not.toThrow();
+			// parseJobLog catches everything (a salvaged result keeps every line): what can fail is the accounting.
+			const parsed: ParsedJobLog = parseJobLog(input);
+			expect(linesOut(parsed)).toBe(linesIn(input));
+			// Serialisable without loss: no undefined, no NaN or Infinity, nothing JSON would change.
+			expect(JSON.parse(JSON.stringify(parsed))).toStrictEqual(parsed);
 		}
 	});
 
@@ -491,10 +490,12 @@ function fastestPair(small: () => unknown, large: () => unknown, runs = 7): [num
 	large();
 	let bestSmall = Infinity;
 	let bestLarge = Infinity;
+	// CPU time, not wall time: on a busy machine, time spent waiting for a core is not the parser's.
 	const time = (fn: () => unknown) => {
-		const start = process.hrtime.bigint();
+		const start = process.cpuUsage();
 		fn();
-		return Number(process.hrtime.bigint() - start) / 1e6;
+		const { user, system } = process.cpuUsage(start);
+		return (user + system) / 1000;
 	};
 	for (let i = 0; i < runs; i++) {
 		bestSmall = Math.min(bestSmall, time(small));
