@@ -135,6 +135,8 @@ describe('one server per --data file', () => {
 			const pid = Number((await once(parent.stdout!, 'data'))[0].toString());
 			const start = systemFacts().startTimeOf(pid);
 			expect(start).toMatch(/^\d+$/);
+			// The kill waits until the shell has become `sleep`: a shell still running could reap the child (forced, not hoped).
+			while (readFileSync(`/proc/${parent.pid}/comm`, 'utf8').trim() !== 'sleep') await new Promise((r) => setTimeout(r, 5));
 			process.kill(pid, 'SIGKILL');
 			// Waits for the state the kill brings (no clock): the process stays listed as a zombie.
 			while (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1][0] !== 'Z') await new Promise((r) => setTimeout(r, 5));
