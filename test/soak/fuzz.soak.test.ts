@@ -10,7 +10,7 @@ import type { SeedResult } from '../../testkit/fuzz/runner';
 const count = Number(process.env.FUZZ_SEEDS ?? 120);
 const start = Number(process.env.FUZZ_SEED_START ?? 1000);
 /** Seeds moved out of the short tier (test/fuzz/fuzz.test.ts) because they take long; they run here, first. */
-const FROM_THE_SHORT_TIER = [101, 275];
+const FROM_THE_SHORT_TIER = [17];
 
 test(`seeds ${FROM_THE_SHORT_TIER.join(', ')} and ${count} fuzz seeds from ${start}: every invariant holds on every run`, async () => {
 	const started = Date.now();
