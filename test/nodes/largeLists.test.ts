@@ -4,23 +4,18 @@
  * and 100 MiB on the wire). The trigger fires for each newly finished job, Get Many returns the 100 jobs, the Job ID
  * list lists them; a list within 8 MiB comes out exactly as the service sent it, a longer one has each field over
  * 65,536 characters cut and its job says so (`cutInList`), at the edges of both bounds. The memory and event-loop
- * figures of one poll, Get Many and the Job ID list over 100 jobs of 1 MiB logs are measured in a child process and
- * written into docs/guarantees.md.
+ * figures of one poll, Get Many and the Job ID list over 100 jobs of 1 MiB logs (each in a child process) are in the
+ * soak tier: test/soak/largeListsMemory.soak.test.ts.
  */
-import { join } from 'path';
-
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { cutMarker, LIST_CUT_FIELD, LIST_KEPT_WHOLE_BYTES, listCutNote, MAX_LIST_FIELD_CHARS, transportTiming } from '../../nodes/shared/transport';
 import { runActionNode } from '../../testkit/engine';
 import type { CredentialsMap } from '../../testkit/engine';
-import { runHeapCapped } from '../../testkit/heapCapped';
-import type { ChildOutcome, ChildRun } from '../../testkit/heapCapped';
 import { jobStatus, startHostileServer } from '../../testkit/hostileServer';
 import type { Listener, Script } from '../../testkit/hostileServer';
 import { jobId, listText, LOG_100_KIB, LOG_1_MIB, realisticLog } from '../../testkit/largeLists';
 import { searchList } from '../../testkit/listSearch';
-import { writeMeasuredBlock } from '../../testkit/measuredBlock';
 import { createPoller } from '../../testkit/poller';
 import { expectNoSecrets } from '../../testkit/secrets';
 
@@ -200,47 +195,3 @@ describe(`a key in a short field of a list over ${LIST_KEPT_WHOLE_BYTES} bytes (
 		expect(JSON.stringify(found.results)).not.toContain(TOKEN);
 	}, 60_000);
 });
-
-/** One run in a child process (256 MiB over its own baseline would be far past the goal), with its figures. */
-async function measured(run: Omit<ChildRun, 'credentials'>, text: string): Promise<ChildOutcome> {
-	const server = await serve(lists({ active: '[]', history: text, all: text }));
-	// The call limits are lifted: on a loaded machine 100 MiB may take more than a minute of wall time to arrive.
-	const limits = { attemptMs: 280_000, callMs: 280_000 };
-	const outcome = await runHeapCapped({ ...run, credentials: credentials(server.url), limits }, { heapMiB: 1024, timeoutMs: 300_000 });
-	expect({ code: outcome.code, signal: outcome.signal, error: outcome.error, stderr: outcome.code === 0 ? '' : outcome.stderrTail }).toEqual({
-		code: 0,
-		signal: null,
-		error: undefined,
-		stderr: '',
-	});
-	return outcome;
-}
-
-test('in a child process, one poll, Get Many and the Job ID list over 100 jobs with 1 MiB logs stay within 600 MiB of memory growth; figures to docs/guarantees.md', async () => {
-	const text = listText(range(0, 100), LOG_1_MIB);
-	const runs: Array<[string, Omit<ChildRun, 'credentials'>]> = [
-		['The trigger, one poll (both lists; the history list holds the 100 jobs)', { target: 'trigger', parameters: { triggerOn: 'anyChange', startFrom: 'existing' } }],
-		['Get Many, Return All', { target: 'action', parameters: { resource: 'job', operation: 'getMany', returnAll: true } }],
-		['The Job ID list', { target: 'listSearch', parameters: { authentication: 'jobExecutionApi' } }],
-	];
-	const rows: string[] = [];
-	for (const [name, run] of runs) {
-		const outcome = await measured(run, text);
-		const growth = (outcome.peakRssMiB ?? 0) - (outcome.baseRssMiB ?? 0);
-		expect(outcome.items).toBe(100);
-		expect(growth).toBeLessThanOrEqual(600);
-		rows.push(`| ${name} | ${outcome.items} | ${outcome.elapsedMs} ms | ${growth} MiB | ${outcome.maxCpuBlockMs} ms |`);
-	}
-	writeMeasuredBlock(
-		join(__dirname, '../../docs/guarantees.md'),
-		'large-lists',
-		'test/nodes/largeLists.test.ts',
-		[
-			`${(Buffer.byteLength(text) / 2 ** 20).toFixed(1)} MiB list of 100 finished jobs with 1 MiB logs, each run alone in a child process (the machine may be loaded: times are wall clock, blocks CPU time):`,
-			'',
-			'| Run | Items | Time | Resident memory growth (peak over the loaded baseline) | Longest event-loop block (CPU time) |',
-			'|---|---|---|---|---|',
-			...rows,
-		].join('\n'),
-	);
-}, 900_000);
