@@ -6,7 +6,7 @@
  */
 import type { ServerResponse } from 'node:http';
 
-import { transportTiming } from '../../nodes/shared/transport';
+import { transportTiming, wallCeiling } from '../../nodes/shared/transport';
 import { runActionNode } from '../../testkit/engine';
 import type { CredentialsMap } from '../../testkit/engine';
 import { jobStatus, startHostileServer } from '../../testkit/hostileServer';
@@ -26,6 +26,7 @@ afterEach(() => {
 	Object.assign(transportTiming, saved);
 	transportTiming.retryDelaysMs = [1, 1, 1];
 	jest.restoreAllMocks();
+	wallCeiling.factor = 3;
 });
 afterAll(() => Object.assign(transportTiming, saved));
 
@@ -41,9 +42,14 @@ async function serve(script: Script): Promise<Listener> {
 	return server;
 }
 
-/** The event loop seems never to wait: the clock sees no time pass, whatever the wall clock and the CPU do. */
+/**
+ * The event loop seems never to wait: the clock sees no time pass, whatever the wall clock and the CPU do. The wall
+ * ceiling (three times a limit, for an n8n that never waits; its own test is in deadlineClock.test.ts) is lifted, so
+ * that a 1 ms limit proves the waiting-time rule alone.
+ */
 function holdWaitingTime(): void {
 	jest.spyOn(performance, 'eventLoopUtilization').mockImplementation(() => ({ idle: 0, active: 0, utilization: 1 }));
+	wallCeiling.factor = Infinity;
 }
 
 /** A raw HTTP server whose answers the test writes by hand, each socket's end recorded. */

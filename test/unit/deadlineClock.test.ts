@@ -4,7 +4,7 @@
  * by the pending sleep; a closed clock leaves no timer behind. n8n's `sleep` is setTimeout underneath, so jest's
  * fake timers drive it.
  */
-import { AttemptStop, DeadlineClock } from '../../nodes/shared/transport';
+import { AttemptStop, DeadlineClock, wallCeiling } from '../../nodes/shared/transport';
 
 beforeEach(() => jest.useFakeTimers({ now: 1_000_000 }));
 afterEach(() => jest.useRealTimers());
@@ -163,4 +163,16 @@ test("by default the waiting counted is the event loop's idle time", () => {
 	const idle = performance.eventLoopUtilization().idle;
 	expect(clock.waited()).toBeGreaterThanOrEqual(idle);
 	expect(clock.waited()).toBeLessThan(idle + 1000);
+});
+
+test('however busy n8n is, a deadline fires at its wall ceiling: three times its limit, not a millisecond before', async () => {
+	// The loop never waits (other workflows keep it busy): waiting time stands still for the whole test.
+	const clock = new DeadlineClock(Date.now, () => 0);
+	const late = jest.fn();
+	clock.add(1000, late);
+	await advance(1000 * wallCeiling.factor - 1);
+	expect(late).not.toHaveBeenCalled();
+	await advance(1);
+	expect(late).toHaveBeenCalledTimes(1);
+	expect(wallCeiling.factor).toBe(3);
 });

@@ -39,6 +39,13 @@ export function waitedAtStart(startedAt: number, waited: () => number, now = Dat
 	return mark;
 }
 
+/**
+ * The wall time a limit may stretch to, as a multiple of it. Waiting time leaves n8n's busy time out, and an n8n whose
+ * loop is almost never idle (other workflows at work) would stretch a limit without end: every attempt, call and poll
+ * still ends within this many times its limit, however busy n8n is (docs/guarantees.md, "Deadlines").
+ */
+export const wallCeiling = { factor: 3 };
+
 /** The reason every late attempt aborts its signal with: abort() without one builds a DOMException and its stack. */
 const ATTEMPT_OVER = new Error('the attempt is over');
 
@@ -78,6 +85,8 @@ export class AttemptStop implements StopNotice {
 interface Deadline {
 	/** The earliest wall time (epoch ms) it could be due: waiting time never runs faster than the wall clock. */
 	at: number;
+	/** The latest wall time (epoch ms) it can be due: wallCeiling.factor times its limit after it was added. */
+	ceiling: number;
 	/** Waiting time it allows, and the waiting time counted when it was added. */
 	limitMs: number;
 	waitedAtStart: number;
@@ -102,9 +111,10 @@ export class DeadlineClock {
 		readonly waited: () => number = loopWaitedMs,
 	) {}
 
-	/** Calls `late` once `limitMs` of waiting time have passed, unless `finish` comes first. */
+	/** Calls `late` once `limitMs` of waiting time (or wallCeiling.factor times it in wall time) have passed, unless `finish` comes first. */
 	add(limitMs: number, late: () => void): Deadline {
-		const entry = { at: this.now() + limitMs, limitMs, waitedAtStart: this.waited(), late, done: false };
+		const now = this.now();
+		const entry = { at: now + limitMs, ceiling: now + limitMs * wallCeiling.factor, limitMs, waitedAtStart: this.waited(), late, done: false };
 		this.entries.push(entry);
 		if (entry.at < this.wakeAt) this.schedule(entry.at);
 		return entry;
@@ -151,11 +161,11 @@ export class DeadlineClock {
 		for (const entry of this.entries) {
 			if (entry.done || entry.at > now) continue;
 			const left = entry.limitMs - (waited - entry.waitedAtStart);
-			// Busy time of the loop does not count: the entry is due only once it waited its whole limit.
-			if (left <= 0) {
+			// Busy time of the loop does not count: the entry is due once it waited its whole limit, or at its ceiling.
+			if (left <= 0 || now >= entry.ceiling) {
 				entry.done = true;
 				due.push(entry);
-			} else entry.at = now + left;
+			} else entry.at = Math.min(now + left, entry.ceiling);
 		}
 		this.sweep();
 		const next = this.entries.reduce((soonest, entry) => Math.min(soonest, entry.at), Infinity);

@@ -20,7 +20,7 @@ import {
 	sizeInWords,
 } from './answer';
 import type { ReadOutcome } from './answer';
-import { AttemptStop, DeadlineClock, waitedAtStart as waitedAtStartOf } from './deadlineClock';
+import { AttemptStop, DeadlineClock, waitedAtStart as waitedAtStartOf, wallCeiling } from './deadlineClock';
 import type { StopNotice } from './deadlineClock';
 import { readListAnswer } from './listReader';
 import type { Failure } from './errors';
@@ -34,7 +34,7 @@ export * from './requestBuilders';
 export * from './serviceCredentials';
 export * from './answer';
 export * from './listReader';
-export { AttemptStop, DeadlineClock } from './deadlineClock';
+export { AttemptStop, DeadlineClock, wallCeiling } from './deadlineClock';
 export { failureInWords, isRetryableError, retryAfterMs } from './errors';
 
 export type ApiContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions;
@@ -369,8 +369,9 @@ async function withRetries(context: ApiContext, connection: ResolvedConnection, 
 	const shared = options.startedAt !== undefined && options.deadline !== undefined;
 	const budget = shared ? Math.min((options.deadline as number) - started, transportTiming.callMs) : Math.min((options.deadline ?? Infinity) - Date.now(), transportTiming.callMs);
 	const waitedAtStart = shared ? waitedAtStartOf(started, clock.waited) : clock.waited();
+	const ceilingAt = started + budget * wallCeiling.factor;
 	for (let attempt = 0; ; attempt++) {
-		const left = budget - (clock.waited() - waitedAtStart);
+		const left = Date.now() < ceilingAt ? budget - (clock.waited() - waitedAtStart) : 0;
 		const outcome = left > 0 ? await pacedAttempt(context, connection, call, Math.min(left, transportTiming.attemptMs), clock, options.deadline) : LATE;
 		if (outcome.response) return outcome.response;
 		// A deadline failure reports the time spent since the bound began (this call, or the poll it is part of).
