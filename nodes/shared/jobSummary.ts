@@ -109,8 +109,12 @@ export interface SummaryOptions {
 	failureReason?: boolean;
 }
 
-/** Version 2.1's summary: version 2's ten fields, then why the job failed (null unless it ended in ERROR or CANCELLED). */
-export type JobSummaryWithReason = JobSummary & { failureReason: string | null };
+/**
+ * Version 2.1's summary, still ten fields (n8n's UX guidelines: Simplify returns at most ten): why the job failed (null
+ * unless it ended in ERROR or CANCELLED) comes right after how it ended, and the run profile (an input the workflow
+ * already holds; the raw job keeps it) gives it its place.
+ */
+export type JobSummaryWithReason = Omit<JobSummary, 'runProfileName'> & { failureReason: string | null };
 
 /**
  * Version 2's Simplify (action node and trigger): a pure function of the job as the service sent it. Times are ISO
@@ -138,7 +142,9 @@ export function summarizeJob(job: Record<string, unknown>, options: SummaryOptio
 		stepsCompleted: completed,
 		stepsTotal: progress?.total ?? null,
 	};
-	return options.failureReason ? { ...summary, failureReason: jobFailureReason(j) } : summary;
+	if (!options.failureReason) return summary;
+	const { jobId, executionStatus, outcome, flowName, startTime, endTime, runtimeSeconds, stepsCompleted, stepsTotal } = summary;
+	return { jobId, executionStatus, outcome, failureReason: jobFailureReason(j), flowName, startTime, endTime, runtimeSeconds, stepsCompleted, stepsTotal };
 }
 
 /** The reason in a message or an item: this many characters at most, then the cut is said. */

@@ -220,6 +220,7 @@ describe('issue 36 on version 2.1, against the reference server', () => {
 			expect(failed.error?.message).toMatch(/^Job [0-9a-f-]{36} ended with status ERROR: \d{4}-\d\d-\d\d [\d:.]+ \[worker-1\] INFO Step 2 failed: Node node_\d+ \(.+\) failed: node raised an error$/);
 			const data = await run({ operation: 'submit', ...fx.flow(BROKEN), runProfileName: 'default', waitForCompletion: true, waitSettings: { pollInterval: 1, onJobFailure: 'returnData' } });
 			expect(data.json[0]).toMatchObject({ executionStatus: 'ERROR', outcome: 'failed', stepsCompleted: 1, stepsTotal: 2 });
+			expect(Object.keys(data.json[0])).toEqual(['jobId', 'executionStatus', 'outcome', 'failureReason', 'flowName', 'startTime', 'endTime', 'runtimeSeconds', 'stepsCompleted', 'stepsTotal']);
 			expect(data.json[0].failureReason).toMatch(/^\d{4}-\d\d-\d\d [\d:.]+ \[worker-1\] INFO Step 2 failed: Node node_\d+ \(.+\) failed: node raised an error$/);
 			// Version 2 names the reason in its error too; its Simplify keeps its ten fields (no failureReason).
 			const v2 = await run({ operation: 'waitForCompletion', jobId: data.json[0].jobId, waitSettings: { onJobFailure: 'returnData' } }, 2);
