@@ -106,7 +106,6 @@ function embeddedForms(secret: string): string[] {
 	return [...[secret, ...urlEncodings(secret)].flatMap(base64Cores), ...(hex.length >= MIN_ENCODED_LENGTH ? [hex] : [])];
 }
 
-
 function escapeRegExp(text: string): string {
 	return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
