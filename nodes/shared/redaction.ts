@@ -99,11 +99,10 @@ function hexOf(secret: string): string {
 
 /**
  * Forms that sit inside longer runs by nature, matched anywhere: base64 of the key, of its URL-encoded and of its
- * form-encoded form (the encoded header line a service may base64), and hex.
+ * form-encoded form (the encoded header line a service may base64). Hex has its own search (the text and its hex view).
  */
 function embeddedForms(secret: string): string[] {
-	const hex = hexOf(secret);
-	return [...[secret, ...urlEncodings(secret)].flatMap(base64Cores), ...(hex.length >= MIN_ENCODED_LENGTH ? [hex] : [])];
+	return [secret, ...urlEncodings(secret)].flatMap(base64Cores);
 }
 
 function escapeRegExp(text: string): string {
@@ -248,9 +247,12 @@ const SLICE_CHARS = 64 * 1024;
 /** Characters before a slice searched with it, so that an escape or a token edge just before it reads the same. */
 const SLICE_CONTEXT = 64;
 
-/** The slices' length for these forms: four times the overlap at least, so the overlap stays a small share. */
+/**
+ * The slices' length for these forms: as long as the overlap at least, so the overlap at most doubles the work,
+ * and a step grows only with the longest form (keys of a few hundred characters, such as JWTs, stay well in bounds).
+ */
 function sliceChars(compiled: Compiled): number {
-	return Math.max(SLICE_CHARS, 4 * compiled.reach);
+	return Math.max(SLICE_CHARS, compiled.reach);
 }
 
 /** Characters after a key's hex up to the end of its line hidden with it: a dump's ASCII column shows the same bytes. */
@@ -280,9 +282,10 @@ function slice(text: string, limit: number, compiled: Compiled, from: number, to
 			rangesIn(view, every, start, found, view.text === piece ? upper : undefined);
 		}
 	}
-	const hex = compiled.hex && mayHoldDump(upper ?? piece.toUpperCase(), compiled.hexBytes) ? hexView(piece) : undefined;
+	// Hex: in the hex view of a dump, or in the text itself (plain hex, no separator), where every byte of a key is.
+	const hex = compiled.hex && mayHoldDump(upper ?? piece.toUpperCase(), compiled.hexBytes) ? (hexView(piece) ?? identityView(piece)) : undefined;
 	if (hex && compiled.hex) {
-		work += hex.text.length;
+		if (hex.text !== piece) work += hex.text.length;
 		const dumped: Range[] = [];
 		rangesIn(hex, compiled.hex, start, dumped);
 		for (const range of dumped) found.push([range[0], lineEnd(piece, range[1] - start) + start]);
