@@ -9,7 +9,7 @@
  * cannot be hidden (it would blank years, parts of ids and times): the transport refuses to send it at all
  * (shortKeyProblem). Pure; the work is bounded per slice (RedactionWork), so callers can yield between slices.
  */
-import { decodePass, hexView, identityView, through, VIEW_SPAN, viewOf } from './redactionViews';
+import { decodePass, hexDigit, hexView, identityView, through, VIEW_SPAN, viewOf } from './redactionViews';
 import type { View } from './redactionViews';
 
 /** Shortest key searched as itself: shorter ones match ordinary data (a year, a group of a job id, part of a time). */
@@ -99,13 +99,11 @@ function hexOf(secret: string): string {
 
 /**
  * Forms that sit inside longer runs by nature, matched anywhere: base64 of the key, of its URL-encoded and of its
- * form-encoded form (the encoded header line a service may base64), and hex.
+ * form-encoded form (the encoded header line a service may base64). Hex has its own search (the text and its hex view).
  */
 function embeddedForms(secret: string): string[] {
-	const hex = hexOf(secret);
-	return [...[secret, ...urlEncodings(secret)].flatMap(base64Cores), ...(hex.length >= MIN_ENCODED_LENGTH ? [hex] : [])];
+	return [secret, ...urlEncodings(secret)].flatMap(base64Cores);
 }
-
 
 function escapeRegExp(text: string): string {
 	return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -249,9 +247,12 @@ const SLICE_CHARS = 64 * 1024;
 /** Characters before a slice searched with it, so that an escape or a token edge just before it reads the same. */
 const SLICE_CONTEXT = 64;
 
-/** The slices' length for these forms: four times the overlap at least, so the overlap stays a small share. */
+/**
+ * The slices' length for these forms: as long as the overlap at least, so the overlap at most doubles the work,
+ * and a step grows only with the longest form (keys of a few hundred characters, such as JWTs, stay well in bounds).
+ */
 function sliceChars(compiled: Compiled): number {
-	return Math.max(SLICE_CHARS, 4 * compiled.reach);
+	return Math.max(SLICE_CHARS, compiled.reach);
 }
 
 /** Characters after a key's hex up to the end of its line hidden with it: a dump's ASCII column shows the same bytes. */
@@ -281,9 +282,10 @@ function slice(text: string, limit: number, compiled: Compiled, from: number, to
 			rangesIn(view, every, start, found, view.text === piece ? upper : undefined);
 		}
 	}
-	const hex = compiled.hex && (upper === undefined || mayHoldDump(upper, compiled.hexBytes)) ? hexView(piece) : undefined;
+	// Hex: in the hex view of a dump, or in the text itself (plain hex, no separator), where every byte of a key is.
+	const hex = compiled.hex && mayHoldDump(upper ?? piece.toUpperCase(), compiled.hexBytes) ? (hexView(piece) ?? identityView(piece)) : undefined;
 	if (hex && compiled.hex) {
-		work += hex.text.length;
+		if (hex.text !== piece) work += hex.text.length;
 		const dumped: Range[] = [];
 		rangesIn(hex, compiled.hex, start, dumped);
 		for (const range of dumped) found.push([range[0], lineEnd(piece, range[1] - start) + start]);
@@ -329,10 +331,38 @@ function* redactSteps(compiled: Compiled, text: string, keep: number): Generator
 	return replaceRanges(text, ranges, kept);
 }
 
+/** Characters that may start an escape or a line break: where a view other than the text itself could differ. */
+const VIEW_STARTERS = /[%\\&+\r\n]/;
+
+/** Hex digits in a text (a short one). */
+function hexDigits(text: string): number {
+	let count = 0;
+	for (let index = 0; index < text.length; index++) if (hexDigit(text.charCodeAt(index)) >= 0) count++;
+	return count;
+}
+
+/**
+ * Whether a short text has no view but itself: no escape or line break could hide a form in it, and it holds too
+ * few hex digits for a hex form (an id, a status, a time). The usual string of an answer: searched once.
+ */
+function plainShort(text: string, compiled: Compiled): boolean {
+	if (text.length >= PRESCAN_FROM_CHARS || VIEW_STARTERS.test(text)) return false;
+	return compiled.hex === undefined || hexDigits(text) < compiled.hex.shortest;
+}
+
+/** The ranges of the text itself where a form is found. */
+function rangesOfText(text: string, compiled: Compiled): Range[] {
+	const ranges: Range[] = [];
+	if (compiled.every) rangesIn(identityView(text), compiled.every, 0, ranges);
+	return ranges;
+}
+
 /** What one redaction costs the caller: the text's steps, to run at once or with a turn of the event loop between. */
 export interface RedactionWork {
 	/** Steps (each yields the work it did) ending with the first `keep` characters of the text, redacted. */
 	steps(text: string, keep?: number): Generator<number, string, void>;
+	/** The whole text redacted at once, and the work it took (for texts of one slice: see sliceChars). */
+	now(text: string): { text: string; work: number };
 	/** The value to output in place of a number that writes a key (compared as its text), or undefined. */
 	number(value: number): string | undefined;
 	/** Characters one slice searches: a text up to this long is one step. */
@@ -347,12 +377,22 @@ export function redactionWork(forms: readonly string[], options: { prescan?: boo
 	const known = options.prescan === false ? undefined : compiledWork.get(forms);
 	if (known) return known;
 	const compiled = compile(forms, options.prescan !== false);
-	const clean = (text: string): string => runAll(redactSteps(compiled, text, text.length));
+	const shortest = Math.min(compiled.every?.shortest ?? Infinity, compiled.hex?.shortest ?? Infinity);
 	const work: RedactionWork = {
 		steps: (text, keep = text.length) => redactSteps(compiled, text, keep),
+		now: (text) => {
+			if (text.length < shortest) return { text, work: 1 };
+			if (plainShort(text, compiled)) return { text: replaceRanges(text, rangesOfText(text, compiled), text.length), work: text.length };
+			const steps = redactSteps(compiled, text, text.length);
+			let done = 0;
+			for (let next = steps.next(); ; next = steps.next()) {
+				if (next.done === true) return { text: next.value, work: done };
+				done += next.value;
+			}
+		},
 		number: (value) => {
 			const text = String(value);
-			const redacted = clean(text);
+			const redacted = text.length < shortest ? text : runAll(redactSteps(compiled, text, text.length));
 			if (redacted !== text) return redacted;
 			// A key of more digits than a double holds comes back from JSON.parse rounded: the same double is the key.
 			return compiled.numbers.includes(value) ? '***' : undefined;

@@ -15,8 +15,11 @@ export interface View {
 	end(at: number): number;
 }
 
-/** Longest stretch of text one escape takes (`&#x10ffff;`, `&#1114111;`). */
-const LONGEST_ESCAPE = 10;
+/**
+ * Longest stretch of text one escape takes (`&#x0041;`, `&#00065;`): escapes decode to ASCII only, so a character
+ * reference holds at most four hex or five decimal digits (leading zeros included).
+ */
+const LONGEST_ESCAPE = 8;
 /** Line-break characters one step of the unwrapped view drops (CRLF). */
 const LONGEST_BREAK = 2;
 /**
@@ -94,7 +97,7 @@ function hexAt(text: string, at: number, digits: number): number {
 function characterReference(text: string, at: number, end: number): number {
 	const hex = (text.charCodeAt(at) | 32) === 120;
 	const from = hex ? at + 1 : at;
-	if (end === from || end - from > (hex ? 6 : 7)) return -1;
+	if (end === from || end - from > (hex ? 4 : 5)) return -1;
 	if (hex) return hexAt(text, from, end - from);
 	let value = 0;
 	for (let index = from; index < end; index++) {

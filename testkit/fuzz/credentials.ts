@@ -28,9 +28,13 @@ export function credentialsFor(url: string): Record<Variant, CredentialsMap> {
 	};
 }
 
+/**
+ * Every variant's credential under its own name: the three native ones share a credential type, so merging the
+ * maps by type would keep only the last, and the search would look for its keys alone.
+ */
 function everyCredential(url: string): CredentialsMap {
 	const all = credentialsFor(url);
-	return { ...all.bearer, ...all.basic, ...all.header, ...all.relay };
+	return Object.fromEntries(Object.entries(all).map(([variant, map]) => [variant, Object.values(map)[0]]));
 }
 
 /** Every literal form of every key, lower case (for reports that hide them). */

@@ -216,27 +216,44 @@ type Container = Record<string, unknown> | unknown[];
 /** Work (characters searched, over every view built) done between two turns of the event loop. */
 const WORK_PER_YIELD = 256 * 1024;
 
-/** Counts work, and says when the event loop is due a turn: every WORK_PER_YIELD of it. */
+/** Counts work, and gives the event loop a turn every WORK_PER_YIELD of it. */
 class Pace {
 	private since = 0;
 
-	due(work: number): boolean {
+	add(work: number): void {
 		this.since += work;
+	}
+
+	/** Whether the event loop is owed a turn (the count goes on). */
+	owed(): boolean {
+		return this.since >= WORK_PER_YIELD;
+	}
+
+	/** Whether the event loop is due a turn (and the count starts again). */
+	due(): boolean {
 		if (this.since < WORK_PER_YIELD) return false;
 		this.since = 0;
 		return true;
 	}
 }
 
-/** One string cleaned (see cleanSteps), with a turn of the event loop whenever the work done asks for one. */
+/** One string cleaned (see cleanSteps): at once when it is one slice long, else slice by slice with turns. */
 async function cleanString(text: string, work: RedactionWork, pace: Pace): Promise<string> {
+	if (!isLong(text, work)) return cleanShort(text, work, pace);
 	const steps = cleanSteps(text, work);
 	for (;;) {
 		const next = steps.next();
-		// A string searched at all counts at least one unit: a hundred thousand short ones still give a turn.
-		if (pace.due(next.done === true ? 1 : next.value)) await sleep(0);
 		if (next.done === true) return next.value;
+		pace.add(next.value);
+		if (pace.due()) await sleep(0);
 	}
+}
+
+/** A short string cleaned at once (no promise), its work counted. */
+function cleanShort(text: string, work: RedactionWork, pace: Pace): string {
+	const cleaned = work.now(text);
+	pace.add(cleaned.work);
+	return cleaned.text;
 }
 
 /** Sets a value cleaned, keeping an id as the service sent it. */
@@ -253,24 +270,47 @@ function renameKey(record: Record<string, unknown>, key: string, cleanKey: strin
 	setOwn(record, cleanKey, kept);
 }
 
+/** Whether a string is too long to clean at once: longer than a slice, or than what is kept of it. */
+function isLong(text: string, work: RedactionWork): boolean {
+	return text.length > Math.min(work.sliceChars, MAX_STRING_CHARS);
+}
+
+/** Whether an entry holds a string (value or key) too long to clean at once. */
+function holdsLong(record: Record<string, unknown>, key: string, work: RedactionWork): boolean {
+	const value = record[key];
+	return isLong(key, work) || (typeof value === 'string' && isLong(value, work));
+}
+
 /**
- * Cleans the strings of one container in place (values and keys; a number writing a key becomes its redacted
- * text); returns the containers inside it.
+ * Cleans the entries of a container from `at` on, in place (values and keys; a number writing a key becomes its
+ * redacted text; containers inside go on the stack), until an entry holds a long string or the event loop is due a
+ * turn; returns where it stopped. Synchronous: a hundred thousand short strings cost no promise each.
  */
-async function cleanContainer(container: Container, work: RedactionWork, pace: Pace): Promise<Container[]> {
-	const inner: Container[] = [];
+function cleanEntries(container: Container, keys: string[], at: number, work: RedactionWork, pace: Pace, stack: Container[]): number {
 	const record = container as Record<string, unknown>;
 	const isList = Array.isArray(container);
-	for (const key of Object.keys(container)) {
+	for (; at < keys.length; at++) {
+		const key = keys[at];
+		if (holdsLong(record, key, work)) return at;
 		const value = record[key];
-		if (typeof value === 'string') putValue(record, key, value, await cleanString(value, work, pace));
+		if (typeof value === 'string') putValue(record, key, value, cleanShort(value, work, pace));
 		else if (typeof value === 'number') {
 			const shown = work.number(value);
 			if (shown !== undefined) setOwn(record, key, shown);
-		} else if (typeof value === 'object' && value !== null) inner.push(value as Container);
-		if (!isList) renameKey(record, key, await cleanString(key, work, pace));
+		} else if (typeof value === 'object' && value !== null) stack.push(value as Container);
+		if (!isList) renameKey(record, key, cleanShort(key, work, pace));
+		if (pace.owed()) return at + 1;
 	}
-	return inner;
+	return at;
+}
+
+/** An entry holding a long string, cleaned slice by slice (see cleanString). */
+async function cleanLongEntry(container: Container, key: string, work: RedactionWork, pace: Pace, stack: Container[]): Promise<void> {
+	const record = container as Record<string, unknown>;
+	const value = record[key];
+	if (typeof value === 'string') putValue(record, key, value, await cleanString(value, work, pace));
+	else if (typeof value === 'object' && value !== null) stack.push(value as Container);
+	if (!Array.isArray(container)) renameKey(record, key, await cleanString(key, work, pace));
 }
 
 /**
@@ -287,7 +327,13 @@ export async function cleanParsed(value: unknown, secrets: readonly string[]): P
 	if (typeof value !== 'object' || value === null) return value;
 	const stack: Container[] = [value as Container];
 	while (stack.length > 0) {
-		for (const container of await cleanContainer(stack.pop() as Container, work, pace)) stack.push(container);
+		const container = stack.pop() as Container;
+		const keys = Object.keys(container);
+		for (let at = 0; at < keys.length; ) {
+			at = cleanEntries(container, keys, at, work, pace, stack);
+			if (at < keys.length && holdsLong(container as Record<string, unknown>, keys[at], work)) await cleanLongEntry(container, keys[at++], work, pace, stack);
+			if (pace.due()) await sleep(0);
+		}
 	}
 	return value;
 }
