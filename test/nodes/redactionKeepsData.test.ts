@@ -124,3 +124,29 @@ describe('a job id that holds a key (8 hex characters, a token of the id)', () =
 		}
 	});
 });
+
+describe('a digits-only key longer than a double holds (17 digits), echoed as a JSON number', () => {
+	const KEY = '73914052618273645';
+	const relay = (url: string): CredentialsMap => ({ jobExecutionRelayApi: { relayUrl: url, apiKey: 'relay-key-&<>"\'+/%', userApiKey: KEY } });
+	let echo: Listener;
+	beforeAll(async () => {
+		// The raw text holds the key's digits; JSON.parse would round them to 73914052618273650.
+		echo = await startHostileServer((request) =>
+			request.raw.headers.endpoint === '/api/v1/jobs/bad'
+				? { kind: 'raw', status: 400, text: `{"message":"unknown job","detail":${KEY}}` }
+				: { kind: 'raw', text: `{"id":"${ID}","executionStatus":"RUNNING","userApiKey":${KEY}}` },
+		);
+	});
+	afterAll(async () => {
+		await echo.close();
+	});
+
+	test.each(['0a1b2c3d-0000-4000-8000-000000000001', 'bad'])('Get of job %s: neither the output nor the error shows it, nor its rounded form', async (jobId) => {
+		const result = await runActionNode({ credentials: relay(echo.url), parameters: { authentication: 'jobExecutionRelayApi', resource: 'job', operation: 'get', jobId }, continueOnFail: true });
+		const shown = JSON.stringify([result.json, result.error?.message, result.error?.description]);
+		expect(echo.requests.some((request) => request.raw.headers['user-api-key'] === KEY)).toBe(true);
+		expect(shown).toContain(jobId === 'bad' ? 'unknown job' : ID);
+		expect(shown).not.toContain(KEY.slice(0, 15));
+		expect(shown).not.toContain(String(Number(KEY)).slice(0, 15));
+	});
+});
