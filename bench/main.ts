@@ -34,6 +34,10 @@ const FIGURES: Record<string, () => Promise<Figure[]>> = {
 const ALTERNATIVES = ['A', 'B', 'C'];
 /** The reference server's storage at scale: its own block, written whenever figure 9 runs (`npm run bench -- 9`). */
 const STORAGE = ['9'];
+/** Work per answer (redaction, list reading, issue 33's rows): their own block, written when both run (`npm run bench -- 11 12`). */
+const WORK = ['11', '12'];
+const WORK_START_MARKER = '<!-- bench:work-per-answer:start (written by npm run bench -- 11 12; edit outside the markers) -->';
+const WORK_END_MARKER = '<!-- bench:work-per-answer:end -->';
 
 async function main(): Promise<void> {
 	const { describeMachine, loadAverage } = await import('./lib/machine');
@@ -50,11 +54,12 @@ async function main(): Promise<void> {
 	const figures: Figure[] = [];
 	const alternatives: Figure[] = [];
 	const storage: Figure[] = [];
+	const work: Figure[] = [];
 	for (const [id, measure] of Object.entries(FIGURES)) {
 		if (selected.length > 0 && !selected.includes(id)) continue;
 		const figureStart = Date.now();
 		process.stderr.write(`figure ${id}… `);
-		(ALTERNATIVES.includes(id) ? alternatives : STORAGE.includes(id) ? storage : figures).push(...(await measure()));
+		(ALTERNATIVES.includes(id) ? alternatives : STORAGE.includes(id) ? storage : WORK.includes(id) ? work : figures).push(...(await measure()));
 		process.stderr.write(`${((Date.now() - figureStart) / 1000).toFixed(1)} s\n`);
 	}
 	const seconds = (Date.now() - started) / 1000;
@@ -62,7 +67,7 @@ async function main(): Promise<void> {
 		`Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC in ${seconds.toFixed(0)} s; load average (1/5/15 min) ${loadAtStart} at the start, ${loadAverage()} at the end.`,
 		...describeMachine(),
 	];
-	process.stdout.write(`\n${header.join('\n')}\n\n${consoleTable([...alternatives, ...figures, ...storage])}\n`);
+	process.stdout.write(`\n${header.join('\n')}\n\n${consoleTable([...alternatives, ...figures, ...work, ...storage])}\n`);
 	const ranAlternatives = ALTERNATIVES.filter((id) => selected.length === 0 || selected.includes(id));
 	const allOwn = selected.length === 0;
 	const file = join(__dirname, '..', '..', 'BENCHMARKS.md');
@@ -72,6 +77,7 @@ async function main(): Promise<void> {
 		const { STORAGE_END_MARKER, STORAGE_START_MARKER } = await import('./figures/serverStorage');
 		blocks.push({ start: STORAGE_START_MARKER, end: STORAGE_END_MARKER, results: markdownResults(storage, header) });
 	}
+	if (WORK.every((id) => selected.length === 0 || selected.includes(id))) blocks.push({ start: WORK_START_MARKER, end: WORK_END_MARKER, results: markdownResults(work, header) });
 	if (allOwn || blocks.length > 0) {
 		writeBenchmarksFile(file, allOwn ? markdownResults(figures, header) : undefined, blocks);
 		process.stdout.write(`\nwritten to ${file}\n`);
