@@ -12,6 +12,8 @@ import type { Figure } from './lib/figure';
 
 // n8n's logger would print every node error the figures provoke.
 process.env.N8N_LOG_LEVEL ??= 'silent';
+// A bench run is made on purpose to write figures: the blocks it measures in the docs pages too (testkit/measuredBlock.ts).
+process.env.UPDATE_DOCS ??= '1';
 
 const FIGURES: Record<string, () => Promise<Figure[]>> = {
 	'1': async () => (await import('./figures/perItemOverhead')).measurePerItemOverhead(),

@@ -1,15 +1,17 @@
 /**
  * Figure 11: what redaction costs per KiB of the service's answer (issue 33 §1), before and after, in one run: the
- * redaction of main 0616b91 (bench/lib/redactionBefore.ts: every string redacted whole at once, then cut) against
+ * redaction of main 0616b91 (BENCH_BEFORE, by default 0616b91: every string redacted whole at once, then cut) against
  * the transport's own cleaning (nodes/shared/transport/answer.ts `cleanParsed`: cut first, then redacted in slices,
  * yielding by work). One job answer of 4 MiB, the stated bound, holding two strings of 2 MiB (the longest kept whole,
  * so every character is redacted: the worst case per KiB), plain or escape-dense; CPU time per KiB, and the longest
  * event-loop block in CPU time (testkit/cpuBlocks.ts). Rounds alternate before and after. Also writes the worst
  * case into docs/guarantees.md (its `redaction-cost` block).
  */
+import { execFileSync } from 'child_process';
 import { join } from 'path';
 
-import { redactor as redactorBefore, secretForms as secretFormsBefore } from '../lib/redactionBefore';
+import * as ts from 'typescript';
+
 import { secretForms } from '../../nodes/shared/redaction';
 import { cleanParsed, cutMarker, MAX_STRING_CHARS } from '../../nodes/shared/transport/answer';
 import { watchCpuBlocks } from '../../testkit/cpuBlocks';
@@ -45,9 +47,20 @@ function cpuMs(): number {
 	return (user + system) / 1000;
 }
 
-/** The cleaning of main 0616b91: each string redacted whole at once, then cut. */
-function cleanBefore(answer: Record<string, string>, forms: readonly string[]): Record<string, string> {
-	const clean = redactorBefore(forms);
+type Redaction = Pick<typeof import('../../nodes/shared/redaction'), 'redactor' | 'secretForms'>;
+
+/** The redaction of a git ref, transpiled from its one file (before issue 33 it imported nothing), loaded in place. */
+function redactionAt(ref: string): Redaction {
+	const source = execFileSync('git', ['-C', repositoryRoot(), 'show', `${ref}:nodes/shared/redaction.ts`], { encoding: 'utf8' });
+	const { outputText } = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 } });
+	const module = { exports: {} as Redaction };
+	new Function('module', 'exports', 'require', outputText)(module, module.exports, require);
+	return module.exports;
+}
+
+/** The cleaning before issue 33: each string redacted whole at once, then cut. */
+function cleanBefore(before: Redaction, answer: Record<string, string>, forms: readonly string[]): Record<string, string> {
+	const clean = before.redactor(forms);
 	const cut = (text: string) => (text.length <= MAX_STRING_CHARS ? text : text.slice(0, MAX_STRING_CHARS) + cutMarker(text.length - MAX_STRING_CHARS));
 	return Object.fromEntries(Object.entries(answer).map(([key, value]) => [key, cut(clean(value))]));
 }
@@ -75,6 +88,8 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const JWT = `eyJ${'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.'.repeat(14)}`;
 
 export async function measureRedaction(): Promise<Figure[]> {
+	const ref = process.env.BENCH_BEFORE ?? '0616b91';
+	const before = redactionAt(ref);
 	const figures: Figure[] = [];
 	const worst = { perKiB: 0, block: 0, name: '' };
 	const cases = [
@@ -85,14 +100,14 @@ export async function measureRedaction(): Promise<Figure[]> {
 	];
 	for (const { name, text, keys } of cases) {
 		const forms = secretForms(keys, BASIC);
-		const formsBefore = secretFormsBefore(keys, BASIC);
+		const formsBefore = before.secretForms(keys, BASIC);
 		// Two strings of 2 MiB: an answer of 4 MiB, all of it kept.
 		const answer = () => ({ a: text, b: text.replace(/^./, 'x') });
 		const kib = (2 * text.length) / 1024;
-		const before: Run[] = [];
+		const runsBefore: Run[] = [];
 		const after: Run[] = [];
 		for (let round = 0; round < ROUNDS; round++) {
-			before.push(await measure(() => Promise.resolve(cleanBefore(answer(), formsBefore))));
+			runsBefore.push(await measure(() => Promise.resolve(cleanBefore(before, answer(), formsBefore))));
 			after.push(await measure(() => cleanParsed(answer(), forms)));
 		}
 		const perKiB = (runs: Run[]) => (median(runs.map((run) => run.cpuMs)) * 1000) / kib;
@@ -102,10 +117,10 @@ export async function measureRedaction(): Promise<Figure[]> {
 		figures.push({
 			id: `11${String.fromCharCode(97 + figures.length)}`,
 			name: `Redaction of a 4 MiB answer (two 2 MiB strings): ${name}`,
-			measured: `${perKiB(after).toFixed(1)} µs/KiB, longest block ${block(after).toFixed(0)} ms CPU (before: ${perKiB(before).toFixed(1)} µs/KiB, ${block(before).toFixed(0)} ms)`,
+			measured: `${perKiB(after).toFixed(1)} µs/KiB, longest block ${block(after).toFixed(0)} ms CPU (before, ${ref}: ${perKiB(runsBefore).toFixed(1)} µs/KiB, ${block(runsBefore).toFixed(0)} ms)`,
 			goal: `every block ≤ ${BLOCK_GOAL_MS} ms`,
 			verdict: verdict(block(after) <= BLOCK_GOAL_MS),
-			details: [`${name}: CPU per round before ${before.map((run) => run.cpuMs.toFixed(0)).join(', ')} ms; after ${after.map((run) => run.cpuMs.toFixed(0)).join(', ')} ms (${ROUNDS} rounds, alternating)`],
+			details: [`${name}: CPU per round before ${runsBefore.map((run) => run.cpuMs.toFixed(0)).join(', ')} ms; after ${after.map((run) => run.cpuMs.toFixed(0)).join(', ')} ms (${ROUNDS} rounds, alternating)`],
 		});
 	}
 	const summary = `${worst.perKiB.toFixed(1)} µs of CPU per KiB at worst (${worst.name}), longest event-loop block ${worst.block.toFixed(0)} ms of CPU`;
