@@ -1,7 +1,7 @@
 // Drives a real n8n: its CLI commands (import, execute, activate) and `n8n start` as a child process.
 import { spawn } from 'child_process';
 import type { ChildProcess } from 'child_process';
-import { mkdirSync } from 'fs';
+import { mkdirSync, readFileSync } from 'fs';
 import { createServer } from 'net';
 import { join } from 'path';
 
@@ -24,16 +24,47 @@ export interface CommandResult {
 	stderr: string;
 }
 
-export function freePort(): Promise<number> {
-	return new Promise((resolve, reject) => {
+/** The kernel's range of ports for the local end of outgoing connections (Linux; the usual default elsewhere). */
+function ephemeralRange(): [number, number] {
+	try {
+		const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+		if (low > 0 && high >= low) return [low, high];
+	} catch {
+		// not Linux: the IANA range
+	}
+	return [49152, 65535];
+}
+
+/** Whether nothing listens on 127.0.0.1:port now. */
+function canListen(port: number): Promise<boolean> {
+	return new Promise((resolve) => {
 		const probe = createServer();
-		probe.once('error', reject);
-		probe.listen(0, '127.0.0.1', () => {
-			const address = probe.address();
-			const port = typeof address === 'object' && address ? address.port : 0;
-			probe.close(() => resolve(port));
-		});
+		probe.once('error', () => resolve(false));
+		probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
 	});
+}
+
+/** Ports handed out by this process, never twice. */
+const handedOut = new Set<number>();
+
+/**
+ * A port for a server to listen on later, chosen below the kernel's ephemeral range: a port from that range can be
+ * taken in the meantime by the local end of any outgoing connection (n8n's own to Postgres and Redis), and the server
+ * then fails with "port already in use" (seen in the queue tier). Below it, only a listener can take it.
+ */
+export async function freePort(): Promise<number> {
+	const [low] = ephemeralRange();
+	const from = Math.max(1024, low - 12_000);
+	const span = low - from;
+	const start = Math.floor(Math.random() * span);
+	for (let i = 0; i < span; i++) {
+		const port = from + ((start + i) % span);
+		if (!handedOut.has(port) && (await canListen(port))) {
+			handedOut.add(port);
+			return port;
+		}
+	}
+	throw new Error(`no free port from ${from} to ${low - 1}`);
 }
 
 // Not passed on: the caller's own n8n settings, and a test runner's NODE_ENV=test (n8n's commands then do nothing).
