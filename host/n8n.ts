@@ -59,10 +59,11 @@ export async function freePort(): Promise<number> {
 	const start = Math.floor(Math.random() * span);
 	for (let i = 0; i < span; i++) {
 		const port = from + ((start + i) % span);
-		if (!handedOut.has(port) && (await canListen(port))) {
-			handedOut.add(port);
-			return port;
-		}
+		if (handedOut.has(port)) continue;
+		// Taken before the probe, so two calls at once never hand out the same port.
+		handedOut.add(port);
+		if (await canListen(port)) return port;
+		handedOut.delete(port);
 	}
 	throw new Error(`no free port from ${from} to ${low - 1}`);
 }
