@@ -66,6 +66,8 @@ export const transportTiming = {
 	attemptMs: 20_000,
 	/** A whole call, retries included, ends within this; so does one poll of the trigger. */
 	callMs: 60_000,
+	/** How far past an attempt's limit n8n's helper times its socket out, in wall time (the clock ends the attempt at the limit). */
+	helperMarginMs: 1000,
 };
 
 export async function getConnection(
@@ -197,9 +199,6 @@ type Attempt = { response: ApiResponse; failure?: undefined } | { response?: und
 
 const LATE: Attempt = { failure: { kind: 'deadline', seconds: 0 } };
 
-/** How far past an attempt's limit n8n's helper times its socket out (the clock ends the attempt at the limit). */
-const HELPER_TIMEOUT_MARGIN_MS = 1000;
-
 /**
  * One exchange, never past `limitMs` of waiting on the service (deadlineClock.ts): the clock ends it then, whatever
  * the request and the reading of its body are doing; both stop (the reader at once, the request where n8n lets its
@@ -207,7 +206,7 @@ const HELPER_TIMEOUT_MARGIN_MS = 1000;
  */
 async function attemptOnce(context: ApiContext, connection: ResolvedConnection, call: ApiCall, limitMs: number, clock: DeadlineClock): Promise<Attempt> {
 	const stop = new AttemptStop();
-	const helperTimeoutMs = limitMs + HELPER_TIMEOUT_MARGIN_MS;
+	const helperTimeoutMs = limitMs + transportTiming.helperMarginMs;
 	const request: IHttpRequestOptions = {
 		...buildRequest(connection, call),
 		// The body as a stream of decoded bytes: answer.ts counts them and stops at the cap (n8n reads without limit).
