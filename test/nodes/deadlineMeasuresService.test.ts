@@ -9,8 +9,8 @@ import type { ServerResponse } from 'node:http';
 import { transportTiming, wallCeiling } from '../../nodes/shared/transport';
 import { runActionNode } from '../../testkit/engine';
 import type { CredentialsMap } from '../../testkit/engine';
-import { jobStatus, startHostileServer } from '../../testkit/hostileServer';
-import type { Listener, Script } from '../../testkit/hostileServer';
+import { jobStatus } from '../../testkit/hostileServer';
+import { serversClosedAfterEach } from '../../testkit/hostileServers';
 import { denseJobText, denseListText, URL_LINES } from '../../testkit/workBounds';
 import { createPoller } from '../../testkit/poller';
 
@@ -30,17 +30,7 @@ afterEach(() => {
 });
 afterAll(() => Object.assign(transportTiming, saved));
 
-let servers: Listener[] = [];
-afterEach(async () => {
-	await Promise.all(servers.map((server) => server.close()));
-	servers = [];
-});
-
-async function serve(script: Script): Promise<Listener> {
-	const server = await startHostileServer(script);
-	servers.push(server);
-	return server;
-}
+const serve = serversClosedAfterEach();
 
 /**
  * The event loop seems never to wait: the clock sees no time pass, whatever the wall clock and the CPU do. The wall

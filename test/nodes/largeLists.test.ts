@@ -12,8 +12,9 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { cutMarker, LIST_CUT_FIELD, LIST_KEPT_WHOLE_BYTES, listCutNote, MAX_LIST_FIELD_CHARS, transportTiming } from '../../nodes/shared/transport';
 import { runActionNode } from '../../testkit/engine';
 import type { CredentialsMap } from '../../testkit/engine';
-import { jobStatus, startHostileServer } from '../../testkit/hostileServer';
-import type { Listener, Script } from '../../testkit/hostileServer';
+import { jobStatus } from '../../testkit/hostileServer';
+import { serversClosedAfterEach } from '../../testkit/hostileServers';
+import type { Script } from '../../testkit/hostileServer';
 import { jobId, listText, LOG_100_KIB, LOG_1_MIB, realisticLog } from '../../testkit/largeLists';
 import { searchList } from '../../testkit/listSearch';
 import { createPoller } from '../../testkit/poller';
@@ -23,17 +24,7 @@ const TOKEN = 'lists-token-&<>"\'+/%-9d';
 const credentials = (url: string): CredentialsMap => ({ jobExecutionApi: { baseUrl: url, authType: 'bearerToken', token: TOKEN } });
 const range = (from: number, count: number) => Array.from({ length: count }, (_, i) => from + i);
 
-let servers: Listener[] = [];
-afterEach(async () => {
-	await Promise.all(servers.map((server) => server.close()));
-	servers = [];
-});
-
-async function serve(script: Script): Promise<Listener> {
-	const server = await startHostileServer(script);
-	servers.push(server);
-	return server;
-}
+const serve = serversClosedAfterEach();
 
 /** Active and history lists as the script's current texts (a test swaps them between polls). */
 function lists(texts: { active: string; history: string; all?: string }): Script {

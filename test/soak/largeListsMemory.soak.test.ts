@@ -9,24 +9,18 @@ import { join } from 'path';
 
 import { runHeapCapped } from '../../testkit/heapCapped';
 import type { ChildOutcome, ChildRun } from '../../testkit/heapCapped';
-import { startHostileServer } from '../../testkit/hostileServer';
-import type { Listener } from '../../testkit/hostileServer';
+import { serversClosedAfterEach } from '../../testkit/hostileServers';
 import { listText, LOG_1_MIB } from '../../testkit/largeLists';
 import { writeMeasuredBlock } from '../../testkit/measuredBlock';
 
 const TOKEN = 'lists-token-&<>"\'+/%-9d';
 const credentials = (url: string) => ({ jobExecutionApi: { baseUrl: url, authType: 'bearerToken', token: TOKEN } });
 
-let servers: Listener[] = [];
-afterEach(async () => {
-	await Promise.all(servers.map((server) => server.close()));
-	servers = [];
-});
+const serve = serversClosedAfterEach();
 
 /** One run in a child process (256 MiB over its own baseline would be far past the goal), with its figures. */
 async function measured(run: Omit<ChildRun, 'credentials'>, text: string): Promise<ChildOutcome> {
-	const server = await startHostileServer((request) => ({ kind: 'raw', text: request.target.endsWith('filter=active') ? '[]' : text }));
-	servers.push(server);
+	const server = await serve((request) => ({ kind: 'raw', text: request.target.endsWith('filter=active') ? '[]' : text }));
 	// The call limits are lifted: on a loaded machine 100 MiB may take more than a minute of wall time to arrive.
 	const limits = { attemptMs: 280_000, callMs: 280_000 };
 	const outcome = await runHeapCapped({ ...run, credentials: credentials(server.url), limits }, { heapMiB: 1024, timeoutMs: 300_000 });
