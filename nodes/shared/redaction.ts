@@ -404,7 +404,7 @@ export function redactionWork(forms: readonly string[], options: { prescan?: boo
 }
 
 /** Runs steps to their end at once. */
-export function runAll<T>(steps: Generator<number, T, void>): T {
+export function runAll<T>(steps: Generator<unknown, T, void>): T {
 	for (;;) {
 		const next = steps.next();
 		if (next.done === true) return next.value;

@@ -1,6 +1,6 @@
 import { sleep } from 'n8n-workflow';
 
-import { keepSentId, redactionWork } from '../redaction';
+import { keepSentId, redactionWork, runAll } from '../redaction';
 import type { RedactionWork } from '../redaction';
 import type { StopNotice } from './deadlineClock';
 
@@ -73,22 +73,28 @@ function asBytes(chunk: unknown): Uint8Array {
 
 export type ReadOutcome = { text: string; tooLarge?: undefined } | { text?: undefined; tooLarge: true };
 
-/** Decodes chunk by chunk (a character split between two chunks is kept whole); `add` returns false past the cap. */
+/** A byte-order mark at the start of a text, which a decoder drops (as TextDecoder does by default). */
+const BOM = 0xfeff;
+
+/**
+ * Collects the chunks and decodes them once, at the end (a character split between two chunks is kept whole, and one
+ * decode of the whole costs less than one per chunk); `add` returns false past the cap, before the chunk is kept.
+ */
 function textCollector(maxBytes: number): { add(chunk: unknown): boolean; text(): string } {
-	const decoder = new TextDecoder('utf-8');
-	const parts: string[] = [];
+	const parts: Uint8Array[] = [];
 	let bytes = 0;
 	return {
 		add(chunk) {
 			const data = asBytes(chunk);
 			bytes += data.byteLength;
 			if (bytes > maxBytes) return false;
-			parts.push(decoder.decode(data, { stream: true }));
+			parts.push(data);
 			return true;
 		},
 		text() {
-			parts.push(decoder.decode());
-			return parts.length === 1 ? parts[0] : parts.join('');
+			const whole = parts.length === 1 ? parts[0] : Buffer.concat(parts, bytes);
+			const text = Buffer.from(whole.buffer, whole.byteOffset, whole.byteLength).toString('utf8');
+			return text.charCodeAt(0) === BOM ? text.slice(1) : text;
 		},
 	};
 }
@@ -101,16 +107,17 @@ function prematureClose(): Error {
 function readEvents(stream: EventByteStream, maxBytes: number, stop: StopNotice): Promise<ReadOutcome> {
 	const collector = textCollector(maxBytes);
 	return new Promise<ReadOutcome>((resolve, reject) => {
-		const listeners: Record<string, (value?: unknown) => void> = {
-			data: (chunk) => {
-				if (!collector.add(chunk)) settleWith(() => resolve({ tooLarge: true }));
-			},
-			end: () => settleWith(() => resolve({ text: collector.text() })),
-			error: (error) => settleWith(() => reject(error instanceof Error ? error : new Error(String(error)))),
-			close: () => settleWith(() => reject(prematureClose())),
+		const data = (chunk?: unknown) => {
+			if (!collector.add(chunk)) settleWith(() => resolve({ tooLarge: true }));
 		};
+		const end = () => settleWith(() => resolve({ text: collector.text() }));
+		const error = (failure?: unknown) => settleWith(() => reject(failure instanceof Error ? failure : new Error(String(failure))));
+		const close = () => settleWith(() => reject(prematureClose()));
 		function settleWith(settle: () => void): void {
-			for (const [event, listener] of Object.entries(listeners)) stream.removeListener(event, listener);
+			stream.removeListener('data', data);
+			stream.removeListener('end', end);
+			stream.removeListener('error', error);
+			stream.removeListener('close', close);
 			stop.listen(undefined);
 			// A late error of the dropped stream must not go unhandled.
 			stream.on('error', ignore);
@@ -118,7 +125,10 @@ function readEvents(stream: EventByteStream, maxBytes: number, stop: StopNotice)
 			settle();
 		}
 		stop.listen(() => settleWith(() => reject(new Error('ABORTED'))));
-		for (const [event, listener] of Object.entries(listeners)) stream.on(event, listener);
+		stream.on('data', data);
+		stream.on('end', end);
+		stream.on('error', error);
+		stream.on('close', close);
 	});
 }
 
@@ -237,15 +247,15 @@ class Pace {
 	}
 }
 
-/** One string cleaned (see cleanSteps): at once when it is one slice long, else slice by slice with turns. */
-async function cleanString(text: string, work: RedactionWork, pace: Pace): Promise<string> {
+/** One string cleaned (see cleanSteps): at once when it is one slice long, else slice by slice; yields where a turn is due. */
+function* cleanString(text: string, work: RedactionWork, pace: Pace): Generator<void, string, void> {
 	if (!isLong(text, work)) return cleanShort(text, work, pace);
 	const steps = cleanSteps(text, work);
 	for (;;) {
 		const next = steps.next();
 		if (next.done === true) return next.value;
 		pace.add(next.value);
-		if (pace.due()) await sleep(0);
+		if (pace.due()) yield;
 	}
 }
 
@@ -305,24 +315,25 @@ function cleanEntries(container: Container, keys: string[], at: number, work: Re
 }
 
 /** An entry holding a long string, cleaned slice by slice (see cleanString). */
-async function cleanLongEntry(container: Container, key: string, work: RedactionWork, pace: Pace, stack: Container[]): Promise<void> {
+function* cleanLongEntry(container: Container, key: string, work: RedactionWork, pace: Pace, stack: Container[]): Generator<void, void, void> {
 	const record = container as Record<string, unknown>;
 	const value = record[key];
-	if (typeof value === 'string') putValue(record, key, value, await cleanString(value, work, pace));
+	if (typeof value === 'string') putValue(record, key, value, yield* cleanString(value, work, pace));
 	else if (typeof value === 'object' && value !== null) stack.push(value as Container);
-	if (!Array.isArray(container)) renameKey(record, key, await cleanString(key, work, pace));
+	if (!Array.isArray(container)) renameKey(record, key, yield* cleanString(key, work, pace));
 }
 
 /**
  * Every string of a parsed answer (values and keys) cut and redacted, in place, with an explicit stack (depth is
  * already bounded, but nothing here recurses either); a number that writes a key is replaced by its redacted text.
- * The work is counted as it is done (characters searched, over every view built) and the event loop gets a turn
- * every WORK_PER_YIELD of it, so no answer within the bounds holds n8n for long, whatever its strings hold.
+ * The work is counted as it is done (characters searched, over every view built) and the steps yield every
+ * WORK_PER_YIELD of it: cleanParsed gives the event loop a turn there, so no answer within the bounds holds n8n for
+ * long, whatever its strings hold.
  */
-export async function cleanParsed(value: unknown, secrets: readonly string[]): Promise<unknown> {
+function* cleaning(value: unknown, secrets: readonly string[]): Generator<void, unknown, void> {
 	const work = redactionWork(secrets);
 	const pace = new Pace();
-	if (typeof value === 'string') return await cleanString(value, work, pace);
+	if (typeof value === 'string') return yield* cleanString(value, work, pace);
 	if (typeof value === 'number') return work.number(value) ?? value;
 	if (typeof value !== 'object' || value === null) return value;
 	const stack: Container[] = [value as Container];
@@ -331,9 +342,30 @@ export async function cleanParsed(value: unknown, secrets: readonly string[]): P
 		const keys = Object.keys(container);
 		for (let at = 0; at < keys.length; ) {
 			at = cleanEntries(container, keys, at, work, pace, stack);
-			if (at < keys.length && holdsLong(container as Record<string, unknown>, keys[at], work)) await cleanLongEntry(container, keys[at++], work, pace, stack);
-			if (pace.due()) await sleep(0);
+			if (at < keys.length && holdsLong(container as Record<string, unknown>, keys[at], work)) yield* cleanLongEntry(container, keys[at++], work, pace, stack);
+			if (pace.due()) yield;
 		}
 	}
 	return value;
+}
+
+/** The answer cleaned (see cleaning), with a turn of the event loop at each point where one is due. */
+export async function cleanParsed(value: unknown, secrets: readonly string[]): Promise<unknown> {
+	const steps = cleaning(value, secrets);
+	for (;;) {
+		const next = steps.next();
+		if (next.done === true) return next.value;
+		await sleep(0);
+	}
+}
+
+/**
+ * Characters of an answer cleaned at once, with no promise: its work (every view of every string, keys too) stays
+ * well below WORK_PER_YIELD, so cleanParsed would give the event loop no turn in it anyway.
+ */
+export const CLEAN_AT_ONCE_CHARS = 16 * 1024;
+
+/** The parse of an answer of at most CLEAN_AT_ONCE_CHARS characters cleaned as cleanParsed does, synchronously. */
+export function cleanSmallParsed(value: unknown, secrets: readonly string[]): unknown {
+	return runAll(cleaning(value, secrets));
 }

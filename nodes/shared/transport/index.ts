@@ -11,7 +11,9 @@ import type { AnswerSignal, RequestPace } from '../adaptiveLimit';
 import { secretForms, shortKeyProblem } from '../redaction';
 import { settle } from '../settle';
 import {
+	CLEAN_AT_ONCE_CHARS,
 	cleanParsed,
+	cleanSmallParsed,
 	isByteStream,
 	jsonShapeProblem,
 	MAX_ERROR_ANSWER_BYTES,
@@ -135,7 +137,7 @@ export async function believe(text: string, contentType: string, statusCode: num
 	}
 	// A big answer's parse and its redaction are two stretches of work, with a turn of the event loop between them.
 	if (trimmed.length > YIELD_AFTER_PARSE_CHARS) await sleep(0);
-	return { body: await cleanParsed(parsed, secrets) };
+	return { body: trimmed.length <= CLEAN_AT_ONCE_CHARS ? cleanSmallParsed(parsed, secrets) : await cleanParsed(parsed, secrets) };
 }
 
 /**
