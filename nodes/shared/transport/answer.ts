@@ -92,11 +92,15 @@ function textCollector(maxBytes: number): { add(chunk: unknown): boolean; text()
 			return true;
 		},
 		text() {
-			const whole = parts.length === 1 ? parts[0] : Buffer.concat(parts, bytes);
-			const text = Buffer.from(whole.buffer, whole.byteOffset, whole.byteLength).toString('utf8');
-			return text.charCodeAt(0) === BOM ? text.slice(1) : text;
+			return utf8Text(parts.length === 1 ? parts[0] : Buffer.concat(parts, bytes));
 		},
 	};
+}
+
+/** Bytes as text: UTF-8, a leading BOM dropped, what is not UTF-8 replaced as a standard decoder replaces it. */
+function utf8Text(bytes: Uint8Array): string {
+	const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+	return text.charCodeAt(0) === BOM ? text.slice(1) : text;
 }
 
 function prematureClose(): Error {
@@ -164,7 +168,7 @@ export async function readCapped(body: unknown, maxBytes: number, stop: StopNoti
 /** A body some host already read whole (a string, a Buffer, parsed JSON): the same cap, counted on its bytes. */
 function readWhole(body: unknown, maxBytes: number): ReadOutcome {
 	if (body === undefined || body === null) return { text: '' };
-	const text = typeof body === 'string' ? body : body instanceof Uint8Array ? new TextDecoder().decode(body) : JSON.stringify(body);
+	const text = typeof body === 'string' ? body : body instanceof Uint8Array ? utf8Text(body) : JSON.stringify(body);
 	return Buffer.byteLength(text, 'utf8') > maxBytes ? { tooLarge: true } : { text };
 }
 
