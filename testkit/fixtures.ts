@@ -1,4 +1,5 @@
 /** Reference server + credentials for node tests, for both interfaces. */
+import type { INodeParameters } from 'n8n-workflow';
 import { ManualClock, startReferenceServer } from '../server';
 import type { ReferenceServer, ReferenceServerOptions } from '../server';
 import type { CredentialsMap } from './engine';
@@ -63,4 +64,17 @@ export const SECRETS = [RELAY_KEY, USER_KEY, NATIVE_TOKEN];
 export function advanceWhileWaiting(clock: ManualClock, stepMs: number, everyMs = 50): () => void {
 	const timer = setInterval(() => clock.advance(stepMs), everyMs);
 	return () => clearInterval(timer);
+}
+
+/** Version 2 Submit parameters on the sales flow, each item's `n` sent as an integer parameter `item`. */
+export function numberedSubmit(fx: Fixture, extra: INodeParameters = {}): INodeParameters {
+	return {
+		authentication: fx.authentication,
+		resource: 'job',
+		operation: 'submit',
+		...fx.flow(SALES),
+		runProfileName: 'default',
+		parameters: { parameter: [{ name: 'item', type: 'integer', value: '={{ $json.n }}' }] },
+		...extra,
+	};
 }

@@ -13,7 +13,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { DEFAULT_MAX_IN_FLIGHT, INITIAL_IN_FLIGHT } from '../../nodes/shared/adaptiveLimit';
 import { transportTiming } from '../../nodes/shared/transport';
 import { runActionNode } from '../../testkit/engine';
-import { advanceWhileWaiting, credentialsFor, INTERFACES, SALES, startFixture } from '../../testkit/fixtures';
+import { advanceWhileWaiting, credentialsFor, INTERFACES, numberedSubmit, SALES, startFixture } from '../../testkit/fixtures';
 import type { Fixture, Interface } from '../../testkit/fixtures';
 import { startRecordingFront } from '../../testkit/recordingFront';
 import type { RecordedRequest, RecordingFront, RecordingFrontOptions, Refusal } from '../../testkit/recordingFront';
@@ -78,16 +78,6 @@ describe.each(INTERFACES)('version 2 defaults over the %s interface', (kind: Int
 			items,
 			parameters: { authentication: fx.authentication, resource: 'job', operation: 'get', jobId: '={{ $json.jobId }}', ...extra },
 		});
-	const numberedSubmit = (extra: IDataObject = {}) => ({
-		authentication: fx.authentication,
-		resource: 'job',
-		operation: 'submit',
-		...fx.flow(SALES),
-		runProfileName: 'default',
-		parameters: { parameter: [{ name: 'item', type: 'integer', value: '={{ $json.n }}' }] },
-		...extra,
-	});
-
 	test(`Get reaches exactly ${DEFAULT_MAX_IN_FLIGHT} reads in flight and never one more; outputs in item order`, async () => {
 		// After WARM_UP answers the limit is at its bound; the gate then holds every read until that many pile up.
 		const { url, maxInFlight, requests, gateFilled } = await hop({ gate: { from: WARM_UP, until: DEFAULT_MAX_IN_FLIGHT } });
@@ -104,7 +94,7 @@ describe.each(INTERFACES)('version 2 defaults over the %s interface', (kind: Int
 	test(`Submit reaches exactly ${DEFAULT_MAX_IN_FLIGHT} submissions in flight and never one more; one job per item`, async () => {
 		const { url, maxInFlight, requests, gateFilled } = await hop({ gate: { from: WARM_UP, until: DEFAULT_MAX_IN_FLIGHT } });
 		const before = fx.server.store.count();
-		const result = await runActionNode({ typeVersion: 2, credentials: credentialsFor(url), items: Array.from({ length: ITEMS }, (_, n) => ({ n })), parameters: numberedSubmit() });
+		const result = await runActionNode({ typeVersion: 2, credentials: credentialsFor(url), items: Array.from({ length: ITEMS }, (_, n) => ({ n })), parameters: numberedSubmit(fx) });
 		expect(result.error).toBeUndefined();
 		expect(gateFilled()).toBe(true);
 		expect(maxInFlight()).toBe(DEFAULT_MAX_IN_FLIGHT);
@@ -158,7 +148,7 @@ describe.each(INTERFACES)('version 2 defaults over the %s interface', (kind: Int
 			typeVersion: 2,
 			credentials: credentialsFor(url),
 			items: Array.from({ length: 12 }, (_, n) => ({ n })),
-			parameters: numberedSubmit({ waitForCompletion: true, waitSettings: { pollInterval: 1, timeout: 3600 }, ...batching }),
+			parameters: numberedSubmit(fx, { waitForCompletion: true, waitSettings: { pollInterval: 1, timeout: 3600 }, ...batching }),
 		});
 		const created = () => fx.server.store.all().slice(before);
 		await until(() => created().length === 12, '12 jobs were submitted');

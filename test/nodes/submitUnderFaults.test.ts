@@ -5,7 +5,7 @@
  */
 import type { Fault } from '../../server';
 import { runActionNode } from '../../testkit/engine';
-import { advanceWhileWaiting, INTERFACES, NATIVE_TOKEN, RELAY_KEY, SALES, startFixture, USER_KEY } from '../../testkit/fixtures';
+import { advanceWhileWaiting, INTERFACES, NATIVE_TOKEN, numberedSubmit, RELAY_KEY, SALES, startFixture, USER_KEY } from '../../testkit/fixtures';
 import type { Fixture, Interface } from '../../testkit/fixtures';
 import { expectNoSecrets } from '../../testkit/secrets';
 
@@ -13,17 +13,6 @@ const MAY_EXIST = 'may have accepted the job: check the job list before resubmit
 const ITEMS = 3;
 
 /** Submit parameters whose one job parameter carries the item's number, so that jobs can be counted per item. */
-function numberedSubmit(fx: Fixture) {
-	return {
-		authentication: fx.authentication,
-		resource: 'job',
-		operation: 'submit',
-		...fx.flow(SALES),
-		runProfileName: 'default',
-		parameters: { parameter: [{ name: 'item', type: 'integer', value: '={{ $json.n }}' }] },
-	};
-}
-
 /** Jobs each item created, read from the server's own store (each job carries its item's number). */
 function jobsPerItem(fx: Fixture): number[] {
 	const perItem = Array.from({ length: ITEMS }, () => 0);
