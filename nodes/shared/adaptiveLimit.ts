@@ -33,6 +33,8 @@ export interface PaceTicket {
 
 /** The transport asks this for a slot before each attempt and reports how it went (ResolvedConnection.pace). */
 export interface RequestPace {
+	/** A slot at once, when one is free and no request waits for one; else undefined (ask slot()). */
+	takeNow(): PaceTicket | undefined;
 	/** Resolves when the request may be sent; undefined when the execution was cancelled (send nothing). */
 	slot(): Promise<PaceTicket | undefined>;
 	/** The attempt ended: its slot is free, and what it said about the service is heard. */
@@ -45,6 +47,11 @@ export interface RequestPace {
  * client. A service that cannot answers 429 or 503 to that first burst, and the limit halves after one round trip.
  */
 export const INITIAL_IN_FLIGHT = 6;
+/**
+ * Where every new limit starts. The bench sets it to the bound for one contender (to tell the ramp's share of the time
+ * per item); the nodes never change it.
+ */
+export const limitStart = { inFlight: INITIAL_IN_FLIGHT };
 /** The bound of version 2's default: never more requests in flight than this. */
 export const DEFAULT_MAX_IN_FLIGHT = 50;
 /**
@@ -68,7 +75,7 @@ export class AdaptiveLimit {
 		/** The most in flight, whatever the answers say. */
 		readonly max: number,
 		private readonly now: () => number = Date.now,
-		initial = INITIAL_IN_FLIGHT,
+		initial = limitStart.inFlight,
 	) {
 		this.limit = Math.max(1, Math.min(initial, max));
 	}
@@ -153,12 +160,16 @@ export class InFlightLimit implements RequestPace {
 		change?.resolve();
 	}
 
+	takeNow(): PaceTicket | undefined {
+		if (this.cancel?.aborted || this.waiters.length > 0 || !this.free()) return undefined;
+		this.changed();
+		return this.take();
+	}
+
 	async slot(): Promise<PaceTicket | undefined> {
 		if (this.cancel?.aborted) return undefined;
-		if (this.waiters.length === 0 && this.free()) {
-			this.changed();
-			return this.take();
-		}
+		const now = this.takeNow();
+		if (now) return now;
 		const ticket = new Promise<PaceTicket | undefined>((resolve) => this.waiters.push(resolve));
 		this.pump();
 		this.changed();

@@ -238,13 +238,19 @@ export function decodePass(text: string, decoding: Decoding, replaced?: Replaced
 const SHORT_STRETCH = 16;
 
 /**
+ * The one buffer every ViewWriter fills: a view is written in one synchronous pass (decodePass) and never inside
+ * another, and one 8 KiB typed array per view cost an allocation outside the heap for each string with an escape.
+ */
+const SCRATCH = new Uint16Array(4096);
+
+/**
  * A view written piece by piece: escapes and short stretches into a buffer, long stretches as slices. Escape-dense
  * text would otherwise make millions of one-character parts; plain text would be copied character by character.
  */
 class ViewWriter {
 	length = 0;
 	private readonly parts: string[] = [];
-	private readonly buffer = new Uint16Array(4096);
+	private readonly buffer = SCRATCH;
 	private buffered = 0;
 
 	constructor(private readonly source: string) {}

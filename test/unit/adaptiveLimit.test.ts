@@ -152,6 +152,38 @@ describe('InFlightLimit (the slots)', () => {
 		expect(slots.running()).toBe(3);
 	});
 
+	test('takeNow gives a free slot at once, and none when the slots are full, a request waits, a Retry-After lasts or the run is cancelled', async () => {
+		const cancel = new AbortController();
+		const { slots, granted, ask, settle, advance } = slotsHarness(DEFAULT_MAX_IN_FLIGHT, cancel.signal);
+		const now: PaceTicket[] = [];
+		for (let i = 0; i < INITIAL_IN_FLIGHT; i++) now.push(slots.takeNow() as PaceTicket);
+		expect(now.every((ticket) => ticket !== undefined)).toBe(true);
+		expect(slots.running()).toBe(INITIAL_IN_FLIGHT);
+		// Exactly at the limit: no slot at once, and one asked for waits.
+		expect(slots.takeNow()).toBeUndefined();
+		ask(1);
+		await settle();
+		expect(slots.waiting()).toBe(1);
+		// A slot freed goes to the waiter, never to a request asking after it; then the grown limit has room at once.
+		slots.answered(now[0], 'ok');
+		await settle();
+		expect(granted).toHaveLength(1);
+		expect(slots.waiting()).toBe(0);
+		expect(slots.takeNow()).toBeDefined();
+		expect(slots.running()).toBe(INITIAL_IN_FLIGHT + 1);
+		// A Retry-After (the limit halved to 3): with room again, still no slot at once while it lasts; one as soon as it has passed.
+		slots.answered(now[1], 'busy', 1000);
+		for (const ticket of now.slice(2)) slots.answered(ticket, 'neutral');
+		expect(slots.running()).toBeLessThan(slots.limit.allowed());
+		expect(slots.takeNow()).toBeUndefined();
+		advance(999);
+		expect(slots.takeNow()).toBeUndefined();
+		advance(1);
+		expect(slots.takeNow()).toBeDefined();
+		cancel.abort();
+		expect(slots.takeNow()).toBeUndefined();
+	});
+
 	test('a Retry-After holds every waiter and every new request until it has passed, with one sleep', async () => {
 		const { slots, granted, ask, settle, sleeps, advance, wake } = slotsHarness(10);
 		ask(INITIAL_IN_FLIGHT + 4);

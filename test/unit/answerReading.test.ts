@@ -1,10 +1,11 @@
-// Reading an answer's bytes (decoded once, at the end) and cleaning a short answer at once: each the same as the
-// general path, at its edges (a character split between chunks, a leading BOM, exactly at the cap and one past it,
-// an answer exactly CLEAN_AT_ONCE_CHARS long and one longer).
+// Reading an answer's bytes (decoded once, at the end), cleaning a short answer at once, and telling a plainly bounded
+// answer's shape without a scan: each the same as the general path, at its edges (a character split between chunks,
+// a leading BOM, exactly at the cap and one past it, an answer exactly CLEAN_AT_ONCE_CHARS long and one longer,
+// exactly MAX_ANSWER_DEPTH brackets and one more, exactly MAX_ANSWER_VALUES characters and one more).
 import { Readable } from 'stream';
 
 import { secretForms } from '../../nodes/shared/redaction';
-import { AttemptStop, believe, CLEAN_AT_ONCE_CHARS, cleanParsed, cleanSmallParsed, readCapped } from '../../nodes/shared/transport';
+import { AttemptStop, believe, CLEAN_AT_ONCE_CHARS, cleanParsed, cleanSmallParsed, jsonShapeProblem, MAX_ANSWER_DEPTH, MAX_ANSWER_VALUES, readCapped } from '../../nodes/shared/transport';
 
 const SECRET = `tok>&<"'+/%?9Z-answer`;
 const FORMS = secretForms([SECRET]);
@@ -71,7 +72,10 @@ describe('an answer of at most CLEAN_AT_ONCE_CHARS is cleaned at once, exactly a
 		const general = await cleanParsed(JSON.parse(text), FORMS);
 		const atOnce = cleanSmallParsed(JSON.parse(text), FORMS);
 		expect(atOnce).toEqual(general);
-		const read = await believe(text, 'application/json', 200, FORMS);
+		// Believed with no promise up to the edge; a longer answer is cleaned with turns of the event loop.
+		const reading = believe(text, 'application/json', 200, FORMS);
+		expect(reading instanceof Promise).toBe(length > CLEAN_AT_ONCE_CHARS);
+		const read = await reading;
 		expect(read.body).toEqual(general);
 		expect(JSON.stringify(read.body)).not.toContain(SECRET);
 		expect(JSON.stringify(read.body)).not.toContain(encodeURIComponent(SECRET));
@@ -84,5 +88,75 @@ describe('an answer of at most CLEAN_AT_ONCE_CHARS is cleaned at once, exactly a
 			expect(cleanSmallParsed(value, forms)).toEqual(await cleanParsed(value, forms));
 		}
 		expect(cleanSmallParsed(1234567890123456, secretForms(['1234567890123456']))).toBe('***');
+	});
+});
+
+/** The shape check's answer read by a plain character loop (strings skipped, escapes honoured): an independent reading. */
+function shapeByLoop(text: string): string | null {
+	let depth = 0;
+	let values = 0;
+	for (let at = 0; at < text.length; at++) {
+		const c = text[at];
+		if (c === '"') {
+			for (at++; at < text.length && text[at] !== '"'; at++) if (text[at] === '\\') at++;
+			if (at >= text.length) return null;
+			continue;
+		}
+		if (c === '{' || c === '[') {
+			if (++depth > MAX_ANSWER_DEPTH) return `is nested deeper than ${MAX_ANSWER_DEPTH} levels`;
+			values++;
+		} else if (c === '}' || c === ']') depth--;
+		else if (c === ',' || c === ':') values++;
+		if (values > MAX_ANSWER_VALUES) return `holds more than ${MAX_ANSWER_VALUES.toLocaleString('en-US')} values`;
+	}
+	return null;
+}
+
+/** A seeded generator (mulberry32), so a failing text can be rebuilt from its seed. */
+function random(seed: number): () => number {
+	let state = seed >>> 0;
+	return () => {
+		state = (state + 0x6d2b79f5) >>> 0;
+		let t = state;
+		t = Math.imul(t ^ (t >>> 15), t | 1);
+		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+	};
+}
+
+/** A text of brackets around the depth bound, with strings holding brackets, quotes and escapes, and plain values. */
+function shapeText(next: () => number): string {
+	const pieces = ['{', '[', '}', ']', ',', ':', '0', ' ', '"a[{"', '"\\"', '"x\\"[["', '"', '\\'];
+	const deep = Math.floor(next() * 8) + MAX_ANSWER_DEPTH - 3;
+	const parts: string[] = next() < 0.5 ? ['['.repeat(deep)] : [];
+	for (let count = Math.floor(next() * 60); count > 0; count--) parts.push(pieces[Math.floor(next() * pieces.length)]);
+	return parts.join('');
+}
+
+describe('a plainly bounded answer is told without a scan, and answers as the scan does', () => {
+	test(`exactly ${MAX_ANSWER_DEPTH} brackets in all: within the bounds; one more, nested, refused; one more beside, read by the scan`, () => {
+		expect(jsonShapeProblem('{"a":' + '['.repeat(MAX_ANSWER_DEPTH - 1) + ']'.repeat(MAX_ANSWER_DEPTH - 1) + '}')).toBeNull();
+		expect(jsonShapeProblem('{"a":' + '['.repeat(MAX_ANSWER_DEPTH) + ']'.repeat(MAX_ANSWER_DEPTH) + '}')).toBe(`is nested deeper than ${MAX_ANSWER_DEPTH} levels`);
+		expect(jsonShapeProblem(`[${'[],'.repeat(MAX_ANSWER_DEPTH)}0]`)).toBeNull();
+		expect(jsonShapeProblem(`{"log":"${'['.repeat(MAX_ANSWER_DEPTH + 1)}"}`)).toBeNull();
+	});
+
+	test(`exactly ${MAX_ANSWER_VALUES.toLocaleString('en-US')} characters hold no more values than that; past it the scan counts them`, () => {
+		// Every character but the last counted: the most values a text of this length can hold.
+		const within = `[${','.repeat(MAX_ANSWER_VALUES - 2)}]`;
+		expect(within.length).toBe(MAX_ANSWER_VALUES);
+		expect(jsonShapeProblem(within)).toBeNull();
+		expect(shapeByLoop(within)).toBeNull();
+		const over = `[${','.repeat(MAX_ANSWER_VALUES)}`;
+		expect(over.length).toBe(MAX_ANSWER_VALUES + 1);
+		expect(jsonShapeProblem(over)).toBe('holds more than 100,000 values');
+		expect(shapeByLoop(over)).toBe('holds more than 100,000 values');
+	});
+
+	test('3,000 seeded texts around the depth bound: the same answer as a plain character loop', () => {
+		for (let seed = 1; seed <= 3000; seed++) {
+			const text = shapeText(random(seed));
+			if (jsonShapeProblem(text) !== shapeByLoop(text)) throw new Error(`seed ${seed}: ${JSON.stringify(text)}`);
+		}
 	});
 });

@@ -189,11 +189,30 @@ function stringEnd(text: string, open: number): number {
 	return -1;
 }
 
+/** How many times `char` occurs in the text, counted up to `over` (a count past it stops the search). */
+function countUpTo(text: string, char: string, over: number): number {
+	let count = 0;
+	for (let at = text.indexOf(char); at !== -1 && count <= over; at = text.indexOf(char, at + 1)) count++;
+	return count;
+}
+
+/**
+ * Whether a text is within the shape bounds whatever it holds: each value counted is one character of it (`{ [ , :`),
+ * so a text of at most MAX_ANSWER_VALUES characters holds no more values; and nesting cannot go deeper than the text
+ * has `{` and `[` (those inside strings counted too). The usual answer, a flat JobStatus, is told by two native searches.
+ */
+function plainlyWithinShape(text: string): boolean {
+	if (text.length > MAX_ANSWER_VALUES) return false;
+	const braces = countUpTo(text, '{', MAX_ANSWER_DEPTH);
+	return braces + countUpTo(text, '[', MAX_ANSWER_DEPTH - braces) <= MAX_ANSWER_DEPTH;
+}
+
 /**
  * Why a JSON text is beyond the bounds (too deep, too many values), or null. One pass, no recursion, jumping over
  * strings with indexOf: it runs before JSON.parse, so a 200,000-deep or million-value answer is never built.
  */
 export function jsonShapeProblem(text: string): string | null {
+	if (plainlyWithinShape(text)) return null;
 	let depth = 0;
 	let values = 0;
 	// The regex engine skips what is between two structural characters (blanks, numbers, literals) natively.

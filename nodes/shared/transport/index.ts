@@ -121,9 +121,11 @@ const YIELD_AFTER_PARSE_CHARS = 1024 * 1024;
 
 /**
  * A success answer's text, believed only within the bounds (see answer.ts): its JSON shape checked before it is
- * parsed, then every string redacted with the connection's secret forms and cut, as errors are.
+ * parsed, then every string redacted with the connection's secret forms and cut, as errors are. An answer of up to
+ * CLEAN_AT_ONCE_CHARS is believed at once, with no promise (the usual job answer); a longer one is cleaned with turns
+ * of the event loop (cleanParsed).
  */
-export async function believe(text: string, contentType: string, statusCode: number, secrets: readonly string[]): Promise<Reading> {
+export function believe(text: string, contentType: string, statusCode: number, secrets: readonly string[]): Reading | Promise<Reading> {
 	const trimmed = text.trim();
 	if (trimmed === '') return { body: null };
 	const shape = trimmed.startsWith('{') || trimmed.startsWith('[') ? jsonShapeProblem(trimmed) : null;
@@ -135,9 +137,13 @@ export async function believe(text: string, contentType: string, statusCode: num
 		if (claimsJson(trimmed, contentType)) return { failure: { kind: 'unreadable', statusCode, problem: 'is not valid JSON' } };
 		parsed = text;
 	}
-	// A big answer's parse and its redaction are two stretches of work, with a turn of the event loop between them.
-	if (trimmed.length > YIELD_AFTER_PARSE_CHARS) await sleep(0);
-	return { body: trimmed.length <= CLEAN_AT_ONCE_CHARS ? cleanSmallParsed(parsed, secrets) : await cleanParsed(parsed, secrets) };
+	return trimmed.length <= CLEAN_AT_ONCE_CHARS ? { body: cleanSmallParsed(parsed, secrets) } : cleanedLater(parsed, trimmed.length, secrets);
+}
+
+/** A long answer's parse and its redaction are two stretches of work, with a turn of the event loop between them. */
+async function cleanedLater(parsed: unknown, chars: number, secrets: readonly string[]): Promise<Reading> {
+	if (chars > YIELD_AFTER_PARSE_CHARS) await sleep(0);
+	return { body: await cleanParsed(parsed, secrets) };
 }
 
 /**
@@ -209,19 +215,18 @@ const LATE: Attempt = { failure: { kind: 'deadline', seconds: 0 } };
 async function attemptOnce(context: ApiContext, connection: ResolvedConnection, call: ApiCall, limitMs: number, clock: DeadlineClock): Promise<Attempt> {
 	const stop = new AttemptStop();
 	const helperTimeoutMs = limitMs + transportTiming.helperMarginMs;
-	const request: IHttpRequestOptions = {
-		...buildRequest(connection, call),
-		// The body as a stream of decoded bytes: answer.ts counts them and stops at the cap (n8n reads without limit).
-		encoding: 'stream',
-		json: false,
-		returnFullResponse: true,
-		ignoreHttpStatusErrors: true,
-		// Keys stay with the service: a redirect is an answer to report, never a hop to take.
-		disableFollowRedirect: true,
-		// The helper's idle timeout only ends a socket n8n keeps open after the clock gave the attempt up: set past
-		// the limit, and a failure that ends the exchange past it is the deadline's, never "cannot be reached".
-		timeout: helperTimeoutMs,
-	};
+	// A new object per attempt (buildRequest builds one), completed in place rather than copied.
+	const request: IHttpRequestOptions = buildRequest(connection, call);
+	// The body as a stream of decoded bytes: answer.ts counts them and stops at the cap (n8n reads without limit).
+	request.encoding = 'stream';
+	request.json = false;
+	request.returnFullResponse = true;
+	request.ignoreHttpStatusErrors = true;
+	// Keys stay with the service: a redirect is an answer to report, never a hop to take.
+	request.disableFollowRedirect = true;
+	// The helper's idle timeout only ends a socket n8n keeps open after the clock gave the attempt up: set past the
+	// limit, and a failure that ends the exchange past it is the deadline's, never "cannot be reached".
+	request.timeout = helperTimeoutMs;
 	// Polls keep a signal, so a late request is aborted there too. Executions would replace it with their cancel
 	// signal (n8n-core's httpRequestWithAuthentication, request-helpers/authentication.js): none is built for them.
 	if (!('getExecutionCancelSignal' in context)) request.abortSignal = stop.signal;
@@ -239,7 +244,7 @@ async function attemptOnce(context: ApiContext, connection: ResolvedConnection, 
 			resolve(attempt.failure?.kind === 'network' && Date.now() - sentAt >= helperTimeoutMs ? LATE : attempt);
 		};
 		(context.helpers.httpRequestWithAuthentication.call(context, connection.credentialType, request) as Promise<IN8nHttpFullResponse>)
-			.then(async (response) => await readResponse(response, call, connection, stop, bytesIn))
+			.then((response) => readResponse(response, call, connection, stop, bytesIn))
 			.then(ended, (error: unknown) => ended({ failure: networkFailure(error) }));
 	});
 }
@@ -248,7 +253,8 @@ async function attemptOnce(context: ApiContext, connection: ResolvedConnection, 
 async function pacedAttempt(context: ApiContext, connection: ResolvedConnection, call: ApiCall, limitMs: number, clock: DeadlineClock, endAt?: number): Promise<Attempt> {
 	const pace = connection.pace;
 	if (!pace) return await attemptOnce(context, connection, call, limitMs, clock);
-	const ticket = await pace.slot();
+	// A free slot is taken at once; only a request that must wait for one awaits it.
+	const ticket = pace.takeNow() ?? (await pace.slot());
 	if (!ticket) return { failure: { kind: 'network', code: 'ABORTED', detail: '' } };
 	// Waiting for a slot is n8n's own queueing: it takes nothing from the attempt, only from an end the caller set.
 	const limit = endAt === undefined ? limitMs : Math.min(limitMs, endAt - Date.now());
@@ -285,8 +291,11 @@ function answerSignal(failure: Failure | undefined): AnswerSignal {
 
 /** The body within `maxBytes`; a failure while it is read carries the status, so decoding errors are told apart. */
 async function readBody(response: IN8nHttpFullResponse, maxBytes: number, stop: StopNotice): Promise<ReadOutcome | { failure: Failure }> {
-	const read = await settle(readCapped(response.body, maxBytes, stop));
-	return read.ok ? read.value : { failure: networkFailure(read.error, response.statusCode) };
+	try {
+		return await readCapped(response.body, maxBytes, stop);
+	} catch (error) {
+		return { failure: networkFailure(error, response.statusCode) };
+	}
 }
 
 async function readResponse(response: IN8nHttpFullResponse, call: ApiCall, connection: ResolvedConnection, stop: StopNotice, bytesIn: () => void): Promise<Attempt> {
@@ -348,16 +357,15 @@ export interface ApiRequestOptions {
  * (answer.ts). Whether a failure is retried (with bounded backoff, inside the deadline, after any Retry-After) is
  * decided by classifyFailure from the call's intent.
  */
-export async function apiRequest(
-	this: ApiContext,
-	connection: ResolvedConnection,
-	call: ApiCall,
-	options: ApiRequestOptions = {},
-): Promise<ApiResponse> {
-	if (connection.clock) return await withRetries(this, connection, call, options, connection.clock);
+export function apiRequest(this: ApiContext, connection: ResolvedConnection, call: ApiCall, options: ApiRequestOptions = {}): Promise<ApiResponse> {
+	return connection.clock ? withRetries(this, connection, call, options, connection.clock) : onItsOwnClock(this, connection, call, options);
+}
+
+/** A call outside a node run (a poll, the list search, the credential test): its own clock, closed when it ends. */
+async function onItsOwnClock(context: ApiContext, connection: ResolvedConnection, call: ApiCall, options: ApiRequestOptions): Promise<ApiResponse> {
 	const clock = new DeadlineClock();
 	try {
-		return await withRetries(this, connection, call, options, clock);
+		return await withRetries(context, connection, call, options, clock);
 	} finally {
 		clock.close();
 	}
@@ -372,7 +380,8 @@ async function withRetries(context: ApiContext, connection: ResolvedConnection, 
 	const waitedAtStart = shared ? waitedAtStartOf(started, clock.waited) : clock.waited();
 	const ceilingAt = started + budget * wallCeiling.factor;
 	for (let attempt = 0; ; attempt++) {
-		const left = Date.now() < ceilingAt ? budget - (clock.waited() - waitedAtStart) : 0;
+		// A call's first attempt has its whole budget (no time has passed since it was counted); a shared bound's is counted.
+		const left = attempt === 0 && !shared ? budget : Date.now() < ceilingAt ? budget - (clock.waited() - waitedAtStart) : 0;
 		const outcome = left > 0 ? await pacedAttempt(context, connection, call, Math.min(left, transportTiming.attemptMs), clock, options.deadline) : LATE;
 		if (outcome.response) return outcome.response;
 		// A deadline failure reports the time spent since the bound began (this call, or the poll it is part of).
