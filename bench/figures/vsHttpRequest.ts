@@ -9,11 +9,13 @@
  * (which also holds how many requests are in flight), and the plain n8n node (engine + helper, none of our code)
  * against ours both one item at a time. At latency the floor is the plain node with as many requests in flight as
  * ours may have (DEFAULT_MAX_IN_FLIGHT): what any community node gets from n8n's helper; a row is met when ours is
- * at least as fast as the HTTP Request node, or within OUR_SHARE_GOAL of that floor (the figure names it).
+ * at least as fast as the HTTP Request node, or within OUR_SHARE_GOAL of that floor (the figure names it). Its
+ * details split ours at the floor reading as a bounded stream (n8n's only bounded read) and at ours with its limit
+ * starting at the bound (what the ramp from a safe first burst costs a batch of this length).
  * The pipe (rows A5, A6): a batch of Submit + Wait for Completion on 3 s jobs against the plain node waiting for
  * every job at once (A5), and 300 Get items against a fixed pool of 20 (version 1, Concurrency 20; A6).
  */
-import { DEFAULT_MAX_IN_FLIGHT } from '../../nodes/shared/adaptiveLimit';
+import { DEFAULT_MAX_IN_FLIGHT, INITIAL_IN_FLIGHT, limitStart } from '../../nodes/shared/adaptiveLimit';
 import { runActionNode } from '../../testkit/engine';
 import type { Interface } from '../../testkit/fixtures';
 import { BENCH_CATALOG, INSTANT_FLOW, THREE_SECONDS_FLOW } from '../lib/catalog';
@@ -52,6 +54,16 @@ async function ourNode(url: string, kind: Interface, operation: Operation, jobId
 	const parameters = { ...ourParameters(kind, operation), ...(oneAtATime ? { batching: { concurrency: 1 } } : {}) };
 	const result = await runActionNode({ typeVersion: 2, parameters, credentials: allCredentials(url), items: itemsFor(operation, jobIds) });
 	if (result.error || result.items.length !== jobIds.length) throw new Error(`Job Execution ${operation} (${kind}) failed: ${result.error?.message ?? result.items.length}`);
+}
+
+/** Our node with its limit starting at the bound, not at INITIAL_IN_FLIGHT: what the ramp of a safe first burst costs. */
+async function ourNodeWithoutRamp(url: string, kind: Interface, operation: Operation, jobIds: string[]): Promise<void> {
+	limitStart.inFlight = DEFAULT_MAX_IN_FLIGHT;
+	try {
+		await ourNode(url, kind, operation, jobIds);
+	} finally {
+		limitStart.inFlight = INITIAL_IN_FLIGHT;
+	}
 }
 
 async function theirNode(url: string, kind: Interface, operation: Operation, jobIds: string[]): Promise<void> {
@@ -152,6 +164,7 @@ async function compareAtLatency(url: string, kind: Interface, operation: Operati
 		httpRequest: () => theirNode(url, kind, operation, jobIds),
 		floor: () => plainNode(url, kind, operation, jobIds, DEFAULT_MAX_IN_FLIGHT),
 		boundedFloor: () => plainNode(url, kind, operation, jobIds, DEFAULT_MAX_IN_FLIGHT, true),
+		withoutRamp: () => ourNodeWithoutRamp(url, kind, operation, jobIds),
 	};
 	await interleavedRounds(1, contenders); // warm-up
 	const t = await interleavedRounds(ROUNDS, contenders);
@@ -164,6 +177,9 @@ async function compareAtLatency(url: string, kind: Interface, operation: Operati
 	row.details?.push(`wall per item of the floor: ${us(perItemUs(t.floor))}; ours / floor per round ${t.node.map((v, i) => (v / t.floor[i]).toFixed(2)).join(', ')}`);
 	row.details?.push(
 		`the floor reading as a bounded stream (n8n's only bounded read): ${medianRatio(t.boundedFloor, t.floor).toFixed(2)}× the floor (${us(perItemUs(t.boundedFloor))} per item); ours ${medianRatio(t.node, t.boundedFloor).toFixed(2)}× it`,
+	);
+	row.details?.push(
+		`the ramp from a first burst of ${INITIAL_IN_FLIGHT}: ours with its limit starting at the bound ${medianRatio(t.withoutRamp, t.floor).toFixed(2)}× the floor (${us(perItemUs(t.withoutRamp))} per item), ${medianRatio(t.withoutRamp, t.boundedFloor).toFixed(2)}× the bounded floor; ours / it ${medianRatio(t.node, t.withoutRamp).toFixed(2)}×`,
 	);
 	return row;
 }
