@@ -4,8 +4,9 @@
  * The limit counts requests, not items: an item asks for a slot for each request it sends and holds none between
  * them (a wait sleeping until its next read holds nothing), so a batch of waits submits every job at once.
  *
- * AdaptiveLimit is an AIMD limit, as TCP paces its window: it starts at INITIAL_IN_FLIGHT, grows by one per fast
- * and ok answer (doubling per round trip) up to its bound, then, after the first cut, by one per round trip. It is
+ * AdaptiveLimit is an AIMD limit, as TCP paces its window: it starts at its first burst (firstBurst: the bound for
+ * reads, INITIAL_IN_FLIGHT for submissions), grows by one per ok answer (doubling per round trip) up to its bound,
+ * then, after the first cut, by one per round trip. It is
  * cut by the service's word only: a 429, a 503, a timeout or a dropped connection halves it (once per round trip),
  * and a Retry-After holds every new request, not only new items, for that long. How long an answer took is not
  * read as load: it holds n8n's own queueing too (on a busy n8n host the event loop reads every answer late), and
@@ -42,16 +43,26 @@ export interface RequestPace {
 }
 
 /**
- * Requests in flight at the start, before any answer says how the service copes: six, the connections a browser
- * opens to one host (HTTP/1.1 practice in Chrome, Firefox and Safari), which any web service takes from one
- * client. A service that cannot answers 429 or 503 to that first burst, and the limit halves after one round trip.
+ * Submissions in flight at the start, before any answer says how the service copes: six, the connections a browser
+ * opens to one host (HTTP/1.1 practice in Chrome, Firefox and Safari), which any web service takes from one client.
+ * A refused submission is never sent again (it may have created a job), so its first burst is kept that small; a
+ * service that cannot take it answers 429 or 503, and the limit halves after one round trip.
  */
 export const INITIAL_IN_FLIGHT = 6;
 /**
- * Where every new limit starts. The bench sets it to the bound for one contender (to tell the ramp's share of the time
- * per item); the nodes never change it.
+ * Where a limit of submissions starts (firstBurst). The bench sets it to the bound for one contender (to tell the
+ * ramp's share of the time per item); the nodes never change it.
  */
 export const limitStart = { inFlight: INITIAL_IN_FLIGHT };
+
+/**
+ * The first burst of a batch under `bound`, by what a refusal costs. Reads start at the bound: a refused read is read
+ * again after its backoff, and the limit halves once per round trip on the refusals, so a burst the service cannot
+ * take costs retries, never a job (and a batch of reads meets no ramp). Submissions start at INITIAL_IN_FLIGHT.
+ */
+export function firstBurst(bound: number, readsOnly: boolean): number {
+	return readsOnly ? bound : Math.min(bound, limitStart.inFlight);
+}
 /** The bound of version 2's default: never more requests in flight than this. */
 export const DEFAULT_MAX_IN_FLIGHT = 50;
 /**

@@ -3,7 +3,8 @@
  * reference server behind a recording hop that holds each request 20 ms (a service across a network). Every claim
  * is a count of what the hop saw, never a time: a gate holds requests until the number the node should reach pile
  * up, so the test knows that many were in flight together, and one more would be seen. The bound is reached
- * exactly and never passed; the first burst is INITIAL_IN_FLIGHT; a 429, a 503, a dropped connection and a timeout
+ * exactly and never passed; the first burst is the bound for reads and INITIAL_IN_FLIGHT for submissions (firstBurst:
+ * a refused submission is never sent again); a 429, a 503, a dropped connection and a timeout
  * each halve the requests in flight once; a Retry-After holds every new request, items already started included;
  * and a batch of Submit + Wait for Completion submits every job while none has ended (an item waiting for its job
  * holds no slot). Version 1 keeps its fixed pool (test/nodes/batchingConcurrency.test.ts).
@@ -107,7 +108,7 @@ describe.each(INTERFACES)('version 2 defaults over the %s interface', (kind: Int
 	});
 
 	test.each([3, 7])('at Concurrency %i the reads in flight reach exactly that bound, never one more', async (bound) => {
-		// The first burst is min(INITIAL_IN_FLIGHT, bound); 20 answers later the limit is at the bound.
+		// Reads start at the bound; the gate from the 20th read on shows it held.
 		const { url, maxInFlight, gateFilled } = await hop({ gate: { from: 20, until: bound } });
 		const result = await get(url, getItems(60), { batching: { concurrency: bound } });
 		expect(result.error).toBeUndefined();
@@ -115,15 +116,26 @@ describe.each(INTERFACES)('version 2 defaults over the %s interface', (kind: Int
 		expect(maxInFlight()).toBe(bound);
 	});
 
-	test(`the first burst is exactly ${INITIAL_IN_FLIGHT} reads, before any answer`, async () => {
+	test(`the first burst of reads is exactly the bound (${DEFAULT_MAX_IN_FLIGHT}), before any answer`, async () => {
 		// Nothing is answered until the first burst is in; one more read would be seen in flight beside them.
+		const { url, requests, gateFilled } = await hop({ gate: { from: 0, until: DEFAULT_MAX_IN_FLIGHT } });
+		const result = await get(url, getItems(DEFAULT_MAX_IN_FLIGHT + 10));
+		expect(result.error).toBeUndefined();
+		expect(gateFilled()).toBe(true);
+		expect(requests[DEFAULT_MAX_IN_FLIGHT - 1].inFlightAtArrival).toBe(DEFAULT_MAX_IN_FLIGHT);
+		// No other read arrived before the first answer of the burst went back.
+		expect(most(requests.slice(0, DEFAULT_MAX_IN_FLIGHT).map((request) => -(request.closedAfter ?? Infinity)))).toBe(-DEFAULT_MAX_IN_FLIGHT);
+	});
+
+	test(`the first burst of submissions is exactly ${INITIAL_IN_FLIGHT}, before any answer: one job per item`, async () => {
 		const { url, requests, gateFilled } = await hop({ gate: { from: 0, until: INITIAL_IN_FLIGHT } });
-		const result = await get(url, getItems(20));
+		const before = fx.server.store.count();
+		const result = await runActionNode({ typeVersion: 2, credentials: credentialsFor(url), items: Array.from({ length: 20 }, (_, n) => ({ n })), parameters: numberedSubmit(fx) });
 		expect(result.error).toBeUndefined();
 		expect(gateFilled()).toBe(true);
 		expect(requests[INITIAL_IN_FLIGHT - 1].inFlightAtArrival).toBe(INITIAL_IN_FLIGHT);
-		// No other read arrived before the first answer of the burst went back.
 		expect(most(requests.slice(0, INITIAL_IN_FLIGHT).map((request) => -(request.closedAfter ?? Infinity)))).toBe(-INITIAL_IN_FLIGHT);
+		expect(fx.server.store.count() - before).toBe(20);
 	});
 
 	test('a Concurrency outside 1 to 100 stops version 2 before anything is sent; 100 is accepted', async () => {
@@ -177,6 +189,10 @@ const CUTS: Array<{ label: string; refusal: Refusal; attemptMs?: number }> = [
 	{ label: 'a timeout', refusal: { status: 0, silent: true }, attemptMs: 3000 },
 ];
 
+/** The storm: a service that takes this many reads at once and answers 503 to every one past them, and the items read. */
+const STORM_CAPACITY = 4;
+const STORM_ITEMS = 150;
+
 describe('version 2 cuts the requests in flight on the service’s word (native)', () => {
 	let fx: Fixture;
 	let front: RecordingFront | undefined;
@@ -225,6 +241,28 @@ describe('version 2 cuts the requests in flight on the service’s word (native)
 		expect(most(range(burst, 2 * burst).map((index) => inFlightAt(requests, burst, index)))).toBe(burst / 2);
 		// Every item read, the refused ones again.
 		expect(requests.length).toBe(24 + burst);
+	});
+
+	test(`a 503 storm: reads starting at the bound (${DEFAULT_MAX_IN_FLIGHT}) against a service taking ${STORM_CAPACITY} at once fall to its size, and every item is read`, async () => {
+		// Shorter backoff than the node's (a harsher storm: refused reads come back sooner), so the test stays quick.
+		transportTiming.retryDelaysMs = [50, 200, 500];
+		front = await startRecordingFront(fx.server.url, {
+			latencyMs: LATENCY_MS,
+			refuse: (_index, request) => (request.inFlightAtArrival > STORM_CAPACITY ? { status: 503 } : undefined),
+		});
+		const result = await get(front.url, STORM_ITEMS);
+		const { requests } = front;
+		expect(result.error).toBeUndefined();
+		expect(result.json).toHaveLength(STORM_ITEMS);
+		const refused = requests.filter((request) => request.refusedWith === 503).length;
+		expect(requests.length).toBe(STORM_ITEMS + refused);
+		// The first burst is refused but for the service's share; halving once per round trip, the limit is at the
+		// service's size within a few round trips, then probes past it by one at most (AIMD), each probe cut again.
+		expect(requests[DEFAULT_MAX_IN_FLIGHT - 1].inFlightAtArrival).toBe(DEFAULT_MAX_IN_FLIGHT);
+		// The cuts take 50, 25, 12, 6 and 3 reads: from the 100th read on, the storm is over.
+		const after = requests.slice(2 * DEFAULT_MAX_IN_FLIGHT);
+		expect(most(after.map((request) => request.inFlightAtArrival))).toBeLessThanOrEqual(2 * STORM_CAPACITY);
+		expect(after.filter((request) => request.refusedWith === 503).length).toBeLessThan(after.length / 2);
 	});
 
 	test('a Retry-After holds every new read, of items already started too, for that long', async () => {

@@ -4,7 +4,7 @@
  * by slow answers, and holds new requests for a Retry-After. The slots (InFlightLimit) on a hand-driven sleep: never
  * more in flight than allowed, waiters let go the moment the limit grows, none during a pause, none once cancelled.
  */
-import { AdaptiveLimit, DEFAULT_MAX_IN_FLIGHT, INITIAL_IN_FLIGHT, InFlightLimit, MAX_ITEMS_AT_ONCE, MAX_PAUSE_MS } from '../../nodes/shared/adaptiveLimit';
+import { AdaptiveLimit, DEFAULT_MAX_IN_FLIGHT, firstBurst, INITIAL_IN_FLIGHT, InFlightLimit, MAX_ITEMS_AT_ONCE, MAX_PAUSE_MS } from '../../nodes/shared/adaptiveLimit';
 import { overlapped } from '../../nodes/JobExecution/actions/router';
 import type { PaceTicket } from '../../nodes/shared/adaptiveLimit';
 
@@ -22,6 +22,15 @@ function harness(max: number) {
 }
 
 describe('AdaptiveLimit', () => {
+	test('the first burst: reads at their whole bound, submissions at INITIAL_IN_FLIGHT (never past the bound)', () => {
+		expect(firstBurst(DEFAULT_MAX_IN_FLIGHT, true)).toBe(DEFAULT_MAX_IN_FLIGHT);
+		expect(firstBurst(DEFAULT_MAX_IN_FLIGHT, false)).toBe(INITIAL_IN_FLIGHT);
+		expect(firstBurst(INITIAL_IN_FLIGHT + 1, false)).toBe(INITIAL_IN_FLIGHT);
+		expect(firstBurst(INITIAL_IN_FLIGHT - 1, false)).toBe(INITIAL_IN_FLIGHT - 1);
+		expect(firstBurst(2, true)).toBe(2);
+		expect(new AdaptiveLimit(DEFAULT_MAX_IN_FLIGHT, Date.now, firstBurst(DEFAULT_MAX_IN_FLIGHT, true)).allowed()).toBe(DEFAULT_MAX_IN_FLIGHT);
+	});
+
 	test('starts at INITIAL_IN_FLIGHT, doubles per ok round trip, and stops exactly at its bound', () => {
 		const { limit, roundTrip } = harness(DEFAULT_MAX_IN_FLIGHT);
 		expect(limit.allowed()).toBe(INITIAL_IN_FLIGHT);

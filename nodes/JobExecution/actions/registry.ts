@@ -29,6 +29,8 @@ export interface Operation<Value extends string = string> {
 	execute(this: IExecuteFunctions, itemIndex: number, connection: ResolvedConnection): Promise<OperationOutput>;
 	/** Items run one at a time unless the operation says otherwise. */
 	concurrency?: (context: IExecuteFunctions) => number;
+	/** Its requests only read (a refused one is sent again): version 2's first burst is then its whole bound (firstBurst). */
+	readsOnly?: boolean;
 }
 
 /** Operations keyed by their own option value. */

@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 
 import type { CredentialType, ResolvedConnection } from '../../shared/transport';
 import { DeadlineClock, getConnection } from '../../shared/transport';
-import { AdaptiveLimit, InFlightLimit, MAX_ITEMS_AT_ONCE } from '../../shared/adaptiveLimit';
+import { AdaptiveLimit, firstBurst, InFlightLimit, MAX_ITEMS_AT_ONCE } from '../../shared/adaptiveLimit';
 import { nodeVersion } from '../../shared/nodeVersion';
 import { settle } from '../../shared/settle';
 import type { Settled } from '../../shared/settle';
@@ -31,7 +31,8 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const credentialType = this.getNodeParameter('authentication', 0) as CredentialType;
 	const concurrency = operation.concurrency?.(this) ?? 1;
 	// Version 2 adapts how many requests are in flight below that bound; version 1 runs exactly that many items.
-	const pace = nodeVersion(this) >= 2 && concurrency > 1 ? new InFlightLimit(new AdaptiveLimit(concurrency), this.getExecutionCancelSignal()) : undefined;
+	const burst = firstBurst(concurrency, operation.readsOnly === true);
+	const pace = nodeVersion(this) >= 2 && concurrency > 1 ? new InFlightLimit(new AdaptiveLimit(concurrency, Date.now, burst), this.getExecutionCancelSignal()) : undefined;
 	const continueOnFail = this.continueOnFail();
 	// Resolved once, on the first item that needs it; a bad credential then fails each item the same way.
 	let connection: Promise<ResolvedConnection> | undefined;

@@ -30,11 +30,19 @@ function concurrencyOf(version: number): { default: number; max: number } {
 	return { default: field.default, max: field.typeOptions.maxValue };
 }
 
+/** How version 2 starts and adapts, for an operation whose requests only read, or one that submits (firstBurst). */
+function adapting(readsOnly: boolean): string {
+	const cut = 'half as many after a 429, a 503, a timeout or a dropped connection';
+	return readsOnly
+		? `Reads start at this bound (a refused read is read again), send ${cut}, more again while the service answers, and none while a Retry-After lasts.`
+		: `The node starts with ${INITIAL_IN_FLIGHT}, sends more while the service answers, ${cut}, and none while a Retry-After lasts.`;
+}
+
 /**
  * Batching → Concurrency of an operation whose items may run side by side; `what` says what runs at once. One
  * field per version: same name and values, version 2's default is adaptive.
  */
-export function batchingFields(what: string): INodeProperties[] {
+export function batchingFields(what: string, options: { readsOnly?: boolean } = {}): INodeProperties[] {
 	const field = (version: 1 | 2, description: string): INodeProperties => ({
 		displayName: 'Batching',
 		name: 'batching',
@@ -48,7 +56,7 @@ export function batchingFields(what: string): INodeProperties[] {
 		field(1, `How many items ${what} at the same time. Output order always follows the input.`),
 		field(
 			2,
-			`The most requests in flight at the same time while items ${what} (default ${DEFAULT_MAX_IN_FLIGHT}); an item waiting for its job between reads holds none. The node starts with ${INITIAL_IN_FLIGHT}, sends more while the service answers, half as many after a 429, a 503, a timeout or a dropped connection, and none while a Retry-After lasts. 1 sends one at a time, in item order. Output order always follows the input.`,
+			`The most requests in flight at the same time while items ${what} (default ${DEFAULT_MAX_IN_FLIGHT}); an item waiting for its job between reads holds none. ${adapting(options.readsOnly === true)} 1 sends one at a time, in item order. Output order always follows the input.`,
 		),
 	];
 }

@@ -17,7 +17,7 @@ export const properties: INodeProperties[] = [
 	jobIdField,
 	...waitSettingsCollections(),
 	...jobOutputFields({ logFile: true }),
-	...batchingFields('are waited for'),
+	...batchingFields('are waited for', { readsOnly: true }),
 ];
 
 export const option: OperationOption<'waitForCompletion'> = {
@@ -29,6 +29,7 @@ export const option: OperationOption<'waitForCompletion'> = {
 
 /** Waiting only reads, so items may wait side by side: the slowest job, not the sum of them, sets the time. */
 export const concurrency = readConcurrency;
+export const readsOnly = true;
 
 export async function execute(
 	this: IExecuteFunctions,
