@@ -6,12 +6,11 @@
  *
  * AdaptiveLimit is an AIMD limit, as TCP paces its window: it starts at its first burst (firstBurst: the bound for
  * reads, INITIAL_IN_FLIGHT for submissions), grows by one per ok answer (doubling per round trip) up to its bound,
- * then, after the first cut, by one per round trip. It is
- * cut by the service's word only: a 429, a 503, a timeout or a dropped connection halves it (once per round trip),
- * and a Retry-After holds every new request, not only new items, for that long. How long an answer took is not
- * read as load: it holds n8n's own queueing too (on a busy n8n host the event loop reads every answer late), and
- * nothing in an answer tells the two apart, while a service that queues past what it can take says so (429, 503)
- * or stalls into a timeout, and both cut. Pure: the clock is passed in.
+ * then, after the first cut, by one per round trip. It is cut by the service's word only: a 429, a 503, a timeout or
+ * a dropped connection halves it (once per round trip), and a Retry-After holds every new request, not only new
+ * items, for that long. How long an answer took is not read as load: it holds n8n's own queueing too (on a busy n8n
+ * host the event loop reads every answer late), and nothing in an answer tells the two apart, while a service that
+ * queues past what it can take says so (429, 503) or stalls into a timeout, and both cut. Pure: the clock is passed in.
  */
 import { sleep } from 'n8n-workflow';
 
