@@ -5,6 +5,7 @@
 import { Readable } from 'stream';
 
 import { secretForms } from '../../nodes/shared/redaction';
+import { mulberry32 } from '../../server/random';
 import { AttemptStop, believe, CLEAN_AT_ONCE_CHARS, cleanParsed, cleanSmallParsed, jsonShapeProblem, MAX_ANSWER_DEPTH, MAX_ANSWER_VALUES, readCapped } from '../../nodes/shared/transport';
 
 const SECRET = `tok>&<"'+/%?9Z-answer`;
@@ -112,18 +113,6 @@ function shapeByLoop(text: string): string | null {
 	return null;
 }
 
-/** A seeded generator (mulberry32), so a failing text can be rebuilt from its seed. */
-function random(seed: number): () => number {
-	let state = seed >>> 0;
-	return () => {
-		state = (state + 0x6d2b79f5) >>> 0;
-		let t = state;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
-
 /** A text of brackets around the depth bound, with strings holding brackets, quotes and escapes, and plain values. */
 function shapeText(next: () => number): string {
 	const pieces = ['{', '[', '}', ']', ',', ':', '0', ' ', '"a[{"', '"\\"', '"x\\"[["', '"', '\\'];
@@ -155,7 +144,7 @@ describe('a plainly bounded answer is told without a scan, and answers as the sc
 
 	test('3,000 seeded texts around the depth bound: the same answer as a plain character loop', () => {
 		for (let seed = 1; seed <= 3000; seed++) {
-			const text = shapeText(random(seed));
+			const text = shapeText(mulberry32(seed));
 			if (jsonShapeProblem(text) !== shapeByLoop(text)) throw new Error(`seed ${seed}: ${JSON.stringify(text)}`);
 		}
 	});
