@@ -22,13 +22,15 @@ const statusOnlyField: INodeProperties = {
 	description: 'Whether to read only the execution status (a lighter request): the output is { ID, executionStatus }',
 };
 
-export const properties: INodeProperties[] = [jobIdField, ...jobOutputFields({ statusOnly: statusOnlyField, logFile: true }), ...batchingFields('are read', { readsOnly: true })];
+/** Its requests only read: the router's first burst and the Concurrency field's text both follow this. */
+export const readsOnly = true;
+
+export const properties: INodeProperties[] = [jobIdField, ...jobOutputFields({ statusOnly: statusOnlyField, logFile: true }), ...batchingFields('are read', { readsOnly })];
 
 export const option: OperationOption<'get'> = { name: 'Get', value: 'get', description: 'Get the status of a job', action: 'Get a job' };
 
 /** Reads change nothing, so items may read side by side. */
 export const concurrency = readConcurrency;
-export const readsOnly = true;
 
 export async function execute(
 	this: IExecuteFunctions,

@@ -13,11 +13,14 @@ import type { ResolvedConnection } from '../../../shared/transport';
 import { jobIdField, waitSettingsCollections } from '../../../shared/descriptions';
 import { readJobId } from './jobId';
 
+/** Its requests only read: the router's first burst and the Concurrency field's text both follow this. */
+export const readsOnly = true;
+
 export const properties: INodeProperties[] = [
 	jobIdField,
 	...waitSettingsCollections(),
 	...jobOutputFields({ logFile: true }),
-	...batchingFields('are waited for', { readsOnly: true }),
+	...batchingFields('are waited for', { readsOnly }),
 ];
 
 export const option: OperationOption<'waitForCompletion'> = {
@@ -29,7 +32,6 @@ export const option: OperationOption<'waitForCompletion'> = {
 
 /** Waiting only reads, so items may wait side by side: the slowest job, not the sum of them, sets the time. */
 export const concurrency = readConcurrency;
-export const readsOnly = true;
 
 export async function execute(
 	this: IExecuteFunctions,
