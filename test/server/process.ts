@@ -13,11 +13,16 @@ export interface CliProcess {
 	stderr: () => string;
 	// Resident set size in bytes (Linux /proc).
 	residentBytes: () => number;
+	// CPU time the process has used (user + system), in ms (Linux /proc, 10 ms ticks).
+	cpuMs: () => number;
+	// Bytes the process has passed to write calls: files and sockets (Linux /proc).
+	writtenBytes: () => number;
 	kill: () => Promise<void>;
 }
 
-export async function startCli(args: string[]): Promise<CliProcess> {
-	const child = spawn(process.execPath, [COMPILED_MAIN, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+// `nodeArgs` go to node itself (a heap cap: --max-old-space-size=N).
+export async function startCli(args: string[], nodeArgs: string[] = []): Promise<CliProcess> {
+	const child = spawn(process.execPath, [...nodeArgs, COMPILED_MAIN, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
 	let stderr = '';
 	child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
 	const url = await new Promise<string>((resolveUrl, reject) => {
@@ -34,6 +39,13 @@ export async function startCli(args: string[]): Promise<CliProcess> {
 		child,
 		stderr: () => stderr,
 		residentBytes: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024,
+		cpuMs: () => {
+			// Fields after the command name, which may hold spaces: utime and stime are the 12th and 13th.
+			const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+			const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+			return (Number(fields[11]) + Number(fields[12])) * 10;
+		},
+		writtenBytes: () => Number(/wchar:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/io`, 'utf8'))?.[1] ?? NaN),
 		kill: async () => {
 			if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 			await exited;
