@@ -143,10 +143,12 @@ function superviseChild(scenario: Scenario, service: FuzzService): Promise<Child
 			started = Date.now();
 			tell({ type: 'run', scenario, url: service.url });
 		} else if (message.type === 'poll') {
-			service.setPoll(message.poll);
-			const hold = message.poll === scenario.polls - scenario.sanePolls ? retryAfterWaitMs(service) : 0;
-			watch.observed.heldMs += hold;
-			setTimeout(() => tell({ type: 'go' }), hold);
+			const { poll } = message;
+			void service.startPoll(poll).then(() => {
+				const hold = poll === scenario.polls - scenario.sanePolls ? retryAfterWaitMs(service) : 0;
+				watch.observed.heldMs += hold;
+				setTimeout(() => tell({ type: 'go' }), hold);
+			});
 		} else if (message.type === 'limits') {
 			watch.observed.callMs = message.callMs;
 		} else if (message.type === 'done') {

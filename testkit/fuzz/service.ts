@@ -43,7 +43,11 @@ export interface FuzzService {
 	world?: World;
 	/** Per poll: did both lists answer readably, and which sane job ids did the history list show. */
 	visible: Map<number, { active: boolean; history: boolean; ids: string[] }>;
-	setPoll(poll: number): void;
+	/**
+	 * Starts counting requests in `poll`, once the requests the child sent before it said so are read and counted in
+	 * the poll before (an attempt aborted at its deadline may still be on its way in).
+	 */
+	startPoll(poll: number): Promise<void>;
 	close(): Promise<void>;
 }
 
@@ -276,6 +280,16 @@ class Service {
 	}
 }
 
+/**
+ * Resolves once what had reached this process's sockets is read and handled. On loopback the child's bytes are queued
+ * here before its next message is; a new connection takes one turn of the loop to accept and one to read, and a
+ * request is handled on its 'end', so a few turns read it even when the message came first (a busy machine).
+ */
+export const INPUT_TURNS = { count: 4 };
+async function inputRead(): Promise<void> {
+	for (let turn = 0; turn < INPUT_TURNS.count; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
 async function listen(server: Server, sockets: Set<Socket>): Promise<string> {
 	server.on('connection', (socket) => {
 		sockets.add(socket);
@@ -313,7 +327,10 @@ export async function startFuzzService(scenario: Scenario): Promise<FuzzService>
 		requests: service.requests,
 		world: service.world,
 		visible: service.visible,
-		setPoll: (poll) => service.setPoll(poll),
+		startPoll: async (poll) => {
+			await inputRead();
+			service.setPoll(poll);
+		},
 		close: async () => {
 			service.stop();
 			for (const socket of sockets) socket.destroy();
