@@ -44,14 +44,15 @@ export interface RecordingFrontOptions {
 	latencyMs?: number;
 	/** Called for each request in arrival order (0-based): a refusal answers it after the latency, unforwarded. */
 	refuse?: (index: number, request: RecordedRequest) => Refusal | undefined;
-	gate?: Gate;
+	/** Gates in order of `from`: a request waits at the last gate whose `from` it has reached, while that gate is shut. */
+	gate?: Gate | Gate[];
 }
 
 export interface RecordingFront {
 	url: string;
 	requests: RecordedRequest[];
 	maxInFlight(): number;
-	/** Whether the gate opened because `until` requests were held at once (false: not yet, or it gave up). */
+	/** Whether every gate opened because its `until` requests were held at once (false: not yet, or one gave up). */
 	gateFilled(): boolean;
 	close(): Promise<void>;
 }
@@ -61,15 +62,19 @@ export async function startRecordingFront(target: string, options: RecordingFron
 	const requests: RecordedRequest[] = [];
 	let inFlight = 0;
 	let maxInFlight = 0;
-	const held: Array<() => void> = [];
-	let gateFilled = false;
-	let gateOpen = options.gate === undefined;
-	let gateTimer: NodeJS.Timeout | undefined;
-	const openGate = (filled: boolean) => {
-		gateOpen = true;
-		gateFilled = filled;
-		clearTimeout(gateTimer);
-		for (const release of held.splice(0)) release();
+	const gates = (options.gate === undefined ? [] : Array.isArray(options.gate) ? options.gate : [options.gate]).map((gate) => ({
+		...gate,
+		held: [] as Array<() => void>,
+		open: false,
+		filled: false,
+		timer: undefined as NodeJS.Timeout | undefined,
+	}));
+	type GateState = (typeof gates)[number];
+	const openGate = (gate: GateState, filled: boolean) => {
+		gate.open = true;
+		gate.filled = filled;
+		clearTimeout(gate.timer);
+		for (const release of gate.held.splice(0)) release();
 	};
 	const server = createServer((req, res) => {
 		const endpoint = req.headers.endpoint;
@@ -107,21 +112,21 @@ export async function startRecordingFront(target: string, options: RecordingFron
 		};
 		const index = requests.length - 1;
 		const go = () => (options.latencyMs ? setTimeout(forward, options.latencyMs) : forward());
-		const gate = options.gate;
-		if (gateOpen || !gate || index < gate.from) return void go();
-		held.push(go);
-		if (held.length === 1) gateTimer = setTimeout(() => openGate(false), gate.giveUpMs ?? 20_000);
-		if (held.length >= gate.until) openGate(true);
+		const gate = gates.filter((candidate) => index >= candidate.from).pop();
+		if (!gate || gate.open) return void go();
+		gate.held.push(go);
+		if (gate.held.length === 1) gate.timer = setTimeout(() => openGate(gate, false), gate.giveUpMs ?? 20_000);
+		if (gate.held.length >= gate.until) openGate(gate, true);
 	});
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 	return {
 		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
 		requests,
 		maxInFlight: () => maxInFlight,
-		gateFilled: () => gateFilled,
+		gateFilled: () => gates.every((gate) => gate.filled),
 		close: () =>
 			new Promise<void>((resolve) => {
-				clearTimeout(gateTimer);
+				for (const gate of gates) clearTimeout(gate.timer);
 				server.closeAllConnections();
 				server.close(() => resolve());
 			}),

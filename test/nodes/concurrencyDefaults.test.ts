@@ -224,12 +224,16 @@ describe('version 2 cuts the requests in flight on the service’s word (native)
 	test.each(CUTS)('$label to every read of the first burst halves the reads in flight, once', async ({ refusal, attemptMs }) => {
 		if (attemptMs) transportTiming.attemptMs = attemptMs;
 		const burst = INITIAL_IN_FLIGHT;
-		// At Concurrency = the first burst the limit cannot grow before the cut: the burst is exactly `burst` reads.
+		// At Concurrency = the first burst the limit cannot grow before the cut: the burst is exactly `burst` reads,
+		// held until all are in (a refusal answered sooner would cut the limit before the last of them is sent).
 		// The reads after it are held until half as many pile up.
 		front = await startRecordingFront(fx.server.url, {
 			latencyMs: LATENCY_MS,
 			refuse: (index) => (index < burst ? refusal : undefined),
-			gate: { from: burst, until: burst / 2, giveUpMs: 10_000 },
+			gate: [
+				{ from: 0, until: burst, giveUpMs: 10_000 },
+				{ from: burst, until: burst / 2, giveUpMs: 10_000 },
+			],
 		});
 		const result = await get(front.url, 24, { batching: { concurrency: burst } });
 		const { requests } = front;
@@ -244,17 +248,23 @@ describe('version 2 cuts the requests in flight on the service’s word (native)
 	});
 
 	test(`a 503 storm: reads starting at the bound (${DEFAULT_MAX_IN_FLIGHT}) against a service taking ${STORM_CAPACITY} at once fall to its size, and every item is read`, async () => {
-		// Shorter backoff than the node's (a harsher storm: refused reads come back sooner), so the test stays quick.
-		transportTiming.retryDelaysMs = [50, 200, 500];
+		// Shorter backoff than the node's (a harsher storm: refused reads come back sooner), so the test stays quick,
+		// and more retries: which read the service refuses once the limit is at its size depends on when answers go
+		// back (a busy machine), and a read refused at every one of 3 retries would fail its item whatever the limit.
+		transportTiming.retryDelaysMs = [50, 100, 200, 300, 400, 500, 500, 500, 500, 500];
+		// The first burst is held until it is all in: refused by count (all but the service's share), not by timing.
 		front = await startRecordingFront(fx.server.url, {
 			latencyMs: LATENCY_MS,
 			refuse: (_index, request) => (request.inFlightAtArrival > STORM_CAPACITY ? { status: 503 } : undefined),
+			gate: { from: 0, until: DEFAULT_MAX_IN_FLIGHT, giveUpMs: 10_000 },
 		});
 		const result = await get(front.url, STORM_ITEMS);
 		const { requests } = front;
 		expect(result.error).toBeUndefined();
+		expect(front.gateFilled()).toBe(true);
 		expect(result.json).toHaveLength(STORM_ITEMS);
 		const refused = requests.filter((request) => request.refusedWith === 503).length;
+		expect(requests.slice(0, DEFAULT_MAX_IN_FLIGHT).filter((request) => request.refusedWith === 503)).toHaveLength(DEFAULT_MAX_IN_FLIGHT - STORM_CAPACITY);
 		expect(requests.length).toBe(STORM_ITEMS + refused);
 		// The first burst is refused but for the service's share; halving once per round trip, the limit is at the
 		// service's size within a few round trips, then probes past it by one at most (AIMD), each probe cut again.
