@@ -95,7 +95,8 @@ async function wrongKeyTestMessage(page: Page, printed: Printed): Promise<string
 	await modal.getByText(/Couldn.t connect with these settings/).waitFor({ timeout: 60_000 });
 	const details = modal.getByText('More details');
 	if (await details.count()) await details.first().click();
-	await sleep(1000);
+	// The service's message, once shown (the test then checks it carries no key).
+	await modal.getByText(/refused the credentials/i).first().waitFor({ timeout: 30_000 });
 	return await modal.innerText();
 }
 
@@ -186,7 +187,9 @@ describeWithChromium('the README quick start in a browser (n8n 2.41.1)', () => {
 	it('the printed login reaches the editor, with the example workflows', async () => {
 		await signIn(page, printed);
 		// What the README says a newcomer meets: where sign-in lands, and the sidebar's way to the workflow list.
-		await sleep(3000);
+		// Where it settles (any other path is reported by the next test, with the path).
+		const landings = ['/home/workflows', '/assistant'];
+		await page.waitForURL((url) => landings.includes(url.pathname.replace(/\/$/, '')), { timeout: 30_000 }).catch(() => undefined);
 		landing = new URL(page.url()).pathname;
 		const overview = page.locator('a[href$="/home/workflows"], a[href$="/home"]').first();
 		overviewName = (await overview.getAttribute('aria-label')) ?? (await overview.getAttribute('title')) ?? (await overview.innerText()).trim();
@@ -311,23 +314,25 @@ describeWithChromium('the README quick start in a browser (n8n 2.41.1)', () => {
 		await page.goto(`${printed.editor}/home/workflows`);
 		const newer = await workflowOf(node('v21', 'Newer submit', 2.1, { timeoutAmount: 2, timeoutUnit: 'minutes' }, [0, 0]), 'Browser e2e: Timeout on 2.1 (removed with the data folder)');
 		const older = await workflowOf(node('v2', 'Older submit', 2, { timeout: 120 }, [0, 0]), 'Browser e2e: Timeout on 2 (removed with the data folder)');
-		const panelOf = async (workflowId: string, name: string) => {
+		// `shows`: the version's own Timeout field, waited for before the panel is read.
+		const panelOf = async (workflowId: string, name: string, shows: string) => {
 			await page.goto(`${printed.editor}/home/workflows`);
 			await page.goto(`${printed.editor}/workflow/${workflowId}`);
 			await page.locator('.vue-flow__node').filter({ hasText: name }).dblclick({ force: true });
 			await page.getByText('Wait Settings', { exact: true }).first().waitFor({ timeout: 30_000 });
-			await sleep(1500);
+			await page.getByText(shows).first().waitFor({ timeout: 30_000 });
+			await page.locator(`a[href*="${new URL(REPOSITORY).pathname}"]`).first().waitFor({ timeout: 30_000 });
 			const text = await page.locator('body').innerText();
 			expect(text).toContain(`${name}\nDocs`);
 			return { text, links: await repositoryLinks(page) };
 		};
-		const v21 = await panelOf(newer, 'Newer submit');
+		const v21 = await panelOf(newer, 'Newer submit', 'Timeout Unit');
 		log(`2.1 panel links: ${v21.links.join(', ')}`);
 		expect(v21.links).toContain(`${REPOSITORY}#operations`);
 		expect(v21.links.filter((href) => href.includes('utm_'))).toEqual([]);
 		expect(v21.text).toContain('Timeout Unit');
 		expect(v21.text).not.toContain('Timeout (Seconds)');
-		const v2 = await panelOf(older, 'Older submit');
+		const v2 = await panelOf(older, 'Older submit', 'Timeout (Seconds)');
 		expect(v2.text).toContain('Timeout (Seconds)');
 		expect(v2.text).not.toContain('Timeout Unit');
 	});

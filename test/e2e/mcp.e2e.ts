@@ -88,6 +88,21 @@ interface ExampleNode {
 	parameters: Record<string, unknown>;
 }
 
+/** The service's clock: the wall clock, but it can stand still (jobs then neither move nor end) and go on from there. */
+function stoppableClock() {
+	let offset = 0;
+	let stoppedAt: number | undefined;
+	return {
+		now: () => stoppedAt ?? Date.now() - offset,
+		stop: () => void (stoppedAt ??= Date.now() - offset),
+		go: () => {
+			if (stoppedAt === undefined) return;
+			offset = Date.now() - stoppedAt;
+			stoppedAt = undefined;
+		},
+	};
+}
+
 describe.each(versions)('an AI agent through the MCP Server Trigger of n8n %s', (version) => {
 	let session: Session;
 	let userFolder: string;
@@ -103,12 +118,13 @@ describe.each(versions)('an AI agent through the MCP Server Trigger of n8n %s', 
 	const retryTexts: string[] = [];
 	const leakingLogLines: string[] = [];
 	const secrets = () => [session.service.nativeToken, session.service.relayApiKey, session.service.userApiKey, mcpToken];
+	const serviceClock = stoppableClock();
 	const mcpUrl = () => new URL(`${n8n.url}/mcp/${MCP_PATH}`);
 	const exampleNode = (name: string) => example.nodes.find((node) => node.name === name) as ExampleNode;
 
 	beforeAll(async () => {
 		userFolder = mkdtempSync(join(tmpdir(), `job-execution-e2e-mcp-${version}-`));
-		session = await openSession({ hostVersion: version, userFolder, log, server: { stepMs: 300 } });
+		session = await openSession({ hostVersion: version, userFolder, log, server: { stepMs: 300, clock: serviceClock } });
 		const workflow = exampleWorkflows().find((candidate) => candidate.id === WORKFLOW_ID);
 		if (!workflow) throw new Error('the MCP example workflow is missing from examples/');
 		example = workflow as unknown as { nodes: ExampleNode[] };
@@ -243,7 +259,9 @@ describe.each(versions)('an AI agent through the MCP Server Trigger of n8n %s', 
 		const client = await connect('streamable HTTP');
 		try {
 			const before = session.server.store.count();
-			// customer-sync runs 4 steps of 500 ms: still running when a 1 s wait gives up.
+			// The service's clock stands still until the wait has timed out: the job cannot end first, however long
+			// n8n takes over the calls (a busy machine).
+			serviceClock.stop();
 			const submitted = await call(client, 'submit_job', { flowFileName: '/Shared/Flows/customer-sync.flow', runProfile: 'default' });
 			const jobId = itemsOf(submitted)[0].jobId as string;
 			const started = Date.now();
@@ -252,11 +270,13 @@ describe.each(versions)('an AI agent through the MCP Server Trigger of n8n %s', 
 			expect(timedOut).toMatchObject({ isError: true });
 			expect(textOf(timedOut)).toMatch(new RegExp(`Timed out after 1 s waiting for job ${jobId}: last status (QUEUED|RUNNING)`));
 			expect(heldMs).toBeGreaterThanOrEqual(1000);
+			serviceClock.go();
 			const waited = await call(client, 'wait_for_job', { jobId });
 			expect(itemsOf(waited)[0]).toMatchObject({ jobId, executionStatus: 'COMPLETED' });
 			expect(session.server.store.count() - before).toBe(1);
 			log(`wait timeout after ${heldMs} ms: ${JSON.stringify(textOf(timedOut))}`);
 		} finally {
+			serviceClock.go();
 			await client.close();
 		}
 	});
