@@ -142,7 +142,10 @@ describe('a service that is slow is still late, and said to be', () => {
 			// node let go of the body when the attempt ended, so the helper's stream ends the connection at this chunk
 			// (n8n's helper has no signal in an execution, and its stream wrapper stops only between chunks).
 			server.last()?.write(' '.repeat(100));
-			const outcome = await Promise.race([server.closed.then(() => 'closed'), new Promise((resolve) => setTimeout(resolve, 15_000, 'still open'))]);
+			let giveUp: NodeJS.Timeout | undefined;
+			const outcome = await Promise.race([server.closed.then(() => 'closed'), new Promise((resolve) => (giveUp = setTimeout(resolve, 15_000, 'still open')))]);
+			// Cleared: a pending timer would hold jest's worker past its last file ("failed to exit gracefully").
+			clearTimeout(giveUp);
 			expect(outcome).toBe('closed');
 		} finally {
 			await server.close();
