@@ -123,7 +123,7 @@ export async function startRecordingFront(target: string, options: RecordingFron
 		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
 		requests,
 		maxInFlight: () => maxInFlight,
-		gateFilled: () => gates.every((gate) => gate.filled),
+		gateFilled: () => gates.length > 0 && gates.every((gate) => gate.filled),
 		close: () =>
 			new Promise<void>((resolve) => {
 				for (const gate of gates) clearTimeout(gate.timer);
