@@ -4,6 +4,8 @@ import type { ChildProcess } from 'child_process';
 import { existsSync, readFileSync } from 'fs';
 import { resolve } from 'path';
 
+import { cpuMsOf } from '../../testkit/processCpu';
+
 export const COMPILED_MAIN = resolve(__dirname, '../../dist/server/main.js');
 export const compiledMainExists = existsSync(COMPILED_MAIN);
 
@@ -39,12 +41,7 @@ export async function startCli(args: string[], nodeArgs: string[] = []): Promise
 		child,
 		stderr: () => stderr,
 		residentBytes: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024,
-		cpuMs: () => {
-			// Fields after the command name, which may hold spaces: utime and stime are the 12th and 13th.
-			const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
-			const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
-			return (Number(fields[11]) + Number(fields[12])) * 10;
-		},
+		cpuMs: () => cpuMsOf(child.pid ?? 0),
 		writtenBytes: () => Number(/wchar:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/io`, 'utf8'))?.[1] ?? NaN),
 		kill: async () => {
 			if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');

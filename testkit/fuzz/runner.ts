@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
+import { cpuMsOf } from '../processCpu';
 import { anySecretShown } from './credentials';
 import { checkInvariants, timeBoundMs } from './invariants';
 import type { Observed, Violation } from './invariants';
@@ -83,17 +84,6 @@ function rssMb(pid: number): number {
 	}
 }
 
-/** CPU time (user + system) of a process from /proc, in ms; 0 elsewhere. */
-function cpuMsOf(pid: number): number {
-	try {
-		const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-		// utime and stime are fields 14 and 15 of stat (man 5 proc), in clock ticks of 10 ms.
-		return (Number(fields[11]) + Number(fields[12])) * 10;
-	} catch {
-		return 0;
-	}
-}
-
 /** The first sane poll waits until every Retry-After the service sent has passed (the trigger may honour them). */
 function retryAfterWaitMs(service: FuzzService): number {
 	const until = Math.max(0, ...service.requests.filter((request) => request.retryAfterMs !== undefined).map((request) => request.at + Math.min(request.retryAfterMs as number, 10_000)));
@@ -132,13 +122,13 @@ function superviseChild(scenario: Scenario, service: FuzzService): Promise<Child
 		if (!started) return;
 		const silence = Date.now() - lastBeat;
 		watch.observed.longestSilenceMs = Math.max(watch.observed.longestSilenceMs, silence);
-		if (silence > HEARTBEAT_KILL_MS && cpuMsOf(child.pid ?? 0) - cpuAtBeat >= HEARTBEAT_KILL_CPU_MS) kill('blocked');
+		if (silence > HEARTBEAT_KILL_MS && cpuMsOf(child.pid ?? 0, 0) - cpuAtBeat >= HEARTBEAT_KILL_CPU_MS) kill('blocked');
 		if (Date.now() - started > timeBoundMs(scenario, watch.observed.heldMs, watch.observed.callMs) + 5000) kill('time');
 	}, 50);
 	const tell = (message: ParentMessage) => child.connected && child.send(message);
 	child.on('message', (message: ChildMessage) => {
 		lastBeat = Date.now();
-		cpuAtBeat = cpuMsOf(child.pid ?? 0);
+		cpuAtBeat = cpuMsOf(child.pid ?? 0, 0);
 		if (message.type === 'ready') {
 			started = Date.now();
 			tell({ type: 'run', scenario, url: service.url });
