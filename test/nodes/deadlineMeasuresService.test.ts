@@ -158,7 +158,11 @@ describe('a connection broken after the service answered is not "cannot be reach
 	const brokenAnswer = (response: ServerResponse) => {
 		response.writeHead(200, { 'content-type': 'application/json', 'content-length': '100000' });
 		response.write('[{"id":"7c2f');
-		setImmediate(() => response.socket?.destroy());
+		// Destroyed once the request is read whole: a socket closed with request bytes still unread sends a reset, and
+		// a reset can discard the answer's start before a busy node reads it (the service would seem never to answer).
+		const destroy = () => setImmediate(() => response.socket?.destroy());
+		if (response.req.readableEnded) destroy();
+		else response.req.once('end', destroy);
 	};
 
 	test('Get Many: says the service answered and the connection broke, and reads again (a read is safe to retry)', async () => {
