@@ -3,10 +3,13 @@
  * answers come ok, never past its bound, halves once per burst of 429/503/timeouts/dropped connections, is not held
  * by slow answers, and holds new requests for a Retry-After. The slots (InFlightLimit) on a hand-driven sleep: never
  * more in flight than allowed, waiters let go the moment the limit grows, none during a pause, none once cancelled.
+ * And what the transport tells them of a request that was never sent (nothing of the service's load).
  */
 import { AdaptiveLimit, DEFAULT_MAX_IN_FLIGHT, firstBurst, INITIAL_IN_FLIGHT, InFlightLimit, MAX_ITEMS_AT_ONCE, MAX_PAUSE_MS } from '../../nodes/shared/adaptiveLimit';
 import { overlapped } from '../../nodes/JobExecution/actions/router';
-import type { PaceTicket } from '../../nodes/shared/adaptiveLimit';
+import type { AnswerSignal, PaceTicket, RequestPace } from '../../nodes/shared/adaptiveLimit';
+import { apiRequest, DeadlineClock, readJobCall } from '../../nodes/shared/transport';
+import type { IExecuteFunctions } from 'n8n-workflow';
 
 /** A limit on a clock the test moves, and a round trip: send what is allowed, answer all after `ms`. */
 function harness(max: number) {
@@ -92,6 +95,24 @@ describe('AdaptiveLimit', () => {
 		advance(MAX_PAUSE_MS);
 		limit.answered(limit.sent(), 'busy', MAX_PAUSE_MS + 1);
 		expect(limit.pauseLeft()).toBe(0);
+	});
+
+	test('after a storm of cuts, ok answers grow the limit by one per round trip, never straight back to its bound', () => {
+		const { limit, roundTrip } = harness(DEFAULT_MAX_IN_FLIGHT);
+		for (let i = 0; i < 20; i++) roundTrip(20, 'busy');
+		expect(limit.allowed()).toBe(1);
+		// Halved 20 times the limit is held at one, not at a sliver of one: one ok answer then adds one.
+		expect(roundTrip(20)).toBe(1);
+		expect(limit.allowed()).toBe(2);
+		expect(roundTrip(20)).toBe(2);
+		expect(limit.allowed()).toBe(2);
+	});
+
+	test('a start past the bound starts at the bound, and the first cut halves the bound', () => {
+		const limit = new AdaptiveLimit(4, () => 0, INITIAL_IN_FLIGHT);
+		expect(limit.allowed()).toBe(4);
+		limit.answered(limit.sent(), 'busy');
+		expect(limit.allowed()).toBe(2);
 	});
 
 	test('neutral answers (no answer, a server error) change nothing', () => {
@@ -217,6 +238,27 @@ describe('InFlightLimit (the slots)', () => {
 		expect(granted).toHaveLength(INITIAL_IN_FLIGHT + 1);
 	});
 
+	test('once a Retry-After has passed, the requests that waited through it go first: one asking then gets no slot ahead of them', async () => {
+		const { slots, granted, ask, settle, advance, wake } = slotsHarness(10);
+		ask(INITIAL_IN_FLIGHT + 2);
+		await settle();
+		// Halved to 3 and paused for a second; every request in flight then answered: none in flight, two waiting.
+		slots.answered(granted[0] as PaceTicket, 'busy', 1000);
+		for (const ticket of granted.slice(1)) slots.answered(ticket as PaceTicket, 'neutral');
+		await settle();
+		expect(slots.running()).toBe(0);
+		expect(slots.waiting()).toBe(2);
+		// The pause is over before its sleep has woken the waiters: a request asking now waits behind them.
+		advance(1000);
+		expect(slots.takeNow()).toBeUndefined();
+		const late = slots.slot();
+		wake();
+		await settle();
+		expect(granted).toHaveLength(INITIAL_IN_FLIGHT + 2);
+		expect(slots.running()).toBe(3);
+		expect((await late)?.seq).toBe(INITIAL_IN_FLIGHT + 2);
+	});
+
 	test('a cancelled execution lets every waiter go without a slot, and grants none after', async () => {
 		const cancel = new AbortController();
 		const { slots, granted, ask, settle } = slotsHarness(10, cancel.signal);
@@ -224,7 +266,10 @@ describe('InFlightLimit (the slots)', () => {
 		await settle();
 		cancel.abort();
 		await settle();
-		expect(granted.slice(INITIAL_IN_FLIGHT)).toEqual([undefined, undefined, undefined]);
+		// toStrictEqual: toEqual takes [] for [undefined, undefined, undefined] (it ignores undefined array items).
+		expect(granted).toHaveLength(INITIAL_IN_FLIGHT + 3);
+		expect(granted.slice(INITIAL_IN_FLIGHT)).toStrictEqual([undefined, undefined, undefined]);
+		expect(slots.waiting()).toBe(0);
 		expect(await slots.slot()).toBeUndefined();
 		expect(slots.running()).toBe(INITIAL_IN_FLIGHT);
 	});
@@ -285,5 +330,37 @@ describe("version 2's item loop (router.ts overlapped)", () => {
 		}
 		await done;
 		expect(started).toHaveLength(100);
+	});
+});
+
+describe('what the transport tells the slots (transport/index.ts pacedAttempt)', () => {
+	test('a read whose end passed while it waited for a slot is never sent, and its slot is given back without a cut', async () => {
+		const heard: Array<[number, AnswerSignal]> = [];
+		const deadline = Date.now() + 20;
+		// No slot at once; the one slot comes only once the call's end has passed (the test's own loop waits for it).
+		const pace: RequestPace = {
+			takeNow: () => undefined,
+			slot: async () => {
+				while (Date.now() <= deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+				return { seq: 0 };
+			},
+			answered: (ticket, signal) => void heard.push([ticket.seq, signal]),
+		};
+		const sent: unknown[] = [];
+		const context = {
+			getNode: () => ({ id: 'n', name: 'Job Execution', type: 'jobExecution', typeVersion: 2, position: [0, 0], parameters: {} }),
+			getExecutionCancelSignal: () => undefined,
+			helpers: { httpRequestWithAuthentication: async (...args: unknown[]) => void sent.push(args) },
+		} as unknown as IExecuteFunctions;
+		const clock = new DeadlineClock();
+		try {
+			const call = apiRequest.call(context, { credentialType: 'jobExecutionApi', baseUrl: 'http://127.0.0.1:9', secrets: [], pace, clock }, readJobCall('job-1'), { deadline, singleAttempt: true });
+			await expect(call).rejects.toThrow();
+		} finally {
+			clock.close();
+		}
+		expect(sent).toEqual([]);
+		// Waiting for a slot is n8n's own queueing, not the service's word: the slot is freed, the limit not cut.
+		expect(heard).toEqual([[0, 'neutral']]);
 	});
 });
