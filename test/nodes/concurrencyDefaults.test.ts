@@ -7,9 +7,11 @@
  * a refused submission is never sent again); a 429, a 503, a dropped connection and a timeout
  * each halve the requests in flight once; a Retry-After holds every new request, items already started included;
  * and a batch of Submit + Wait for Completion submits every job while none has ended (an item waiting for its job
- * holds no slot). Version 1 keeps its fixed pool (test/nodes/batchingConcurrency.test.ts).
+ * holds no slot). A 400 grows the limit like a success and a 500 does not cut it; a pause's end lets waiting requests
+ * go with none in flight, and a cancel during a pause ends the run at once; Concurrency 1 runs one item at a time.
+ * Version 1 keeps its fixed pool (test/nodes/batchingConcurrency.test.ts).
  */
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { DEFAULT_MAX_IN_FLIGHT, INITIAL_IN_FLIGHT } from '../../nodes/shared/adaptiveLimit';
 import { transportTiming } from '../../nodes/shared/transport';
@@ -138,14 +140,19 @@ describe.each(INTERFACES)('version 2 defaults over the %s interface', (kind: Int
 		expect(fx.server.store.count() - before).toBe(20);
 	});
 
-	test('a Concurrency outside 1 to 100 stops version 2 before anything is sent; 100 is accepted', async () => {
+	test('a Concurrency outside 1 to 100, or not whole, stops version 2 before anything is sent; 1 and 100 are accepted', async () => {
 		const { url, requests } = await hop();
-		const refusedResult = await get(url, getItems(3), { batching: { concurrency: 101 } });
-		expect(refusedResult.error?.message).toBe('Concurrency must be a whole number from 1 to 100, got 101');
+		for (const refused of [101, 0, 2.5]) {
+			const refusedResult = await get(url, getItems(3), { batching: { concurrency: refused } });
+			expect(refusedResult.error?.message).toBe(`Concurrency must be a whole number from 1 to 100, got ${refused}`);
+		}
 		expect(requests).toHaveLength(0);
-		const accepted = await get(url, getItems(3), { batching: { concurrency: 100 } });
-		expect(accepted.error).toBeUndefined();
-		expect(requests).toHaveLength(3);
+		for (const accepted of [100, 1]) {
+			const acceptedResult = await get(url, getItems(3), { batching: { concurrency: accepted } });
+			expect(acceptedResult.error).toBeUndefined();
+			expect(acceptedResult.json.map((json) => json.jobId)).toEqual(getItems(3).map((item) => item.jobId));
+		}
+		expect(requests).toHaveLength(6);
 	});
 
 	test.each([
@@ -213,12 +220,13 @@ describe('version 2 cuts the requests in flight on the service’s word (native)
 		front = undefined;
 		await fx.server.close();
 	});
-	const get = (url: string, count: number, extra: IDataObject = {}) =>
+	const get = (url: string, count: number, extra: IDataObject = {}, onStart?: (execution: { cancel(): void }) => void) =>
 		runActionNode({
 			typeVersion: 2,
 			credentials: credentialsFor(url),
 			items: Array.from({ length: count }, (_, n) => ({ jobId: jobIds[n % jobIds.length] })),
 			parameters: { authentication: fx.authentication, resource: 'job', operation: 'get', jobId: '={{ $json.jobId }}', ...extra },
+			onStart,
 		});
 
 	test.each(CUTS)('$label to every read of the first burst halves the reads in flight, once', async ({ refusal, attemptMs }) => {
@@ -293,5 +301,138 @@ describe('version 2 cuts the requests in flight on the service’s word (native)
 		const pauseEnd = requests[0].answeredAt + 1000;
 		const duringPause = requests.slice(1).filter((request) => request.receivedAt >= requests[0].answeredAt && request.receivedAt < pauseEnd);
 		expect(duringPause.length).toBeLessThanOrEqual(4);
+	});
+
+	test('a cancel during a Retry-After ends the run at once: the reads waiting for a slot are let go, none is sent', async () => {
+		// Concurrency 2: both first reads are refused with "Retry-After: 60" (the first heard pauses the slots before
+		// it frees one, so no other read is sent whichever is heard first); the other 4 items wait for a slot through
+		// the pause. The execution is cancelled once both answers are sent: nothing is in flight then.
+		front = await startRecordingFront(fx.server.url, {
+			latencyMs: LATENCY_MS,
+			refuse: (index) => (index < 2 ? { status: 429, headers: { 'retry-after': '60' } } : undefined),
+		});
+		const { requests } = front;
+		let cancel: (() => void) | undefined;
+		const run = get(front.url, 6, { batching: { concurrency: 2 } }, (execution) => (cancel = execution.cancel));
+		await until(() => requests.length === 2 && requests.every((request) => request.closedAfter !== undefined), 'both first reads were answered');
+		cancel?.();
+		// A node that slept out the pause would end a minute later: given up on after 15 s, it fails the test.
+		let watchdog: NodeJS.Timeout | undefined;
+		const ended = await Promise.race([run.then(() => true), new Promise<boolean>((resolve) => (watchdog = setTimeout(() => resolve(false), 15_000)))]);
+		clearTimeout(watchdog);
+		expect(ended).toBe(true);
+		const result = await run;
+		expect(result.run.status).toBe('canceled');
+		expect(requests).toHaveLength(2);
+	});
+});
+
+describe('version 2 hears each answer for what it says (native)', () => {
+	let fx: Fixture;
+	let front: RecordingFront | undefined;
+	const saved = { ...transportTiming };
+	beforeEach(async () => {
+		fx = await startFixture('native', { concurrency: 1000 });
+	});
+	afterEach(async () => {
+		Object.assign(transportTiming, saved);
+		await front?.close();
+		front = undefined;
+		await fx.server.close();
+	});
+	/** Version 2 Submit of `count` numbered items, Continue On Fail: a refused submission is its item's error. */
+	const submit = (url: string, count: number, extra: INodeParameters = {}, onStart?: (execution: { cancel(): void }) => void) =>
+		runActionNode({
+			typeVersion: 2,
+			credentials: credentialsFor(url),
+			continueOnFail: true,
+			items: Array.from({ length: count }, (_, n) => ({ n })),
+			parameters: numberedSubmit(fx, extra),
+			onStart,
+		});
+
+	test('a refusal of the request itself (400) is a sound answer: the submissions in flight grow past the first burst to exactly the bound', async () => {
+		const bound = 10;
+		// Every submission is refused with a 400. After the first 12 answers the limit has grown from 6 to the bound
+		// (if 400s grew it); the gate then holds every submission until `bound` pile up, which 6 never do.
+		front = await startRecordingFront(fx.server.url, {
+			latencyMs: LATENCY_MS,
+			refuse: () => ({ status: 400 }),
+			gate: { from: 12, until: bound, giveUpMs: 10_000 },
+		});
+		const result = await submit(front.url, 30, { batching: { concurrency: bound } });
+		expect(result.error).toBeUndefined();
+		expect(front.gateFilled()).toBe(true);
+		expect(front.maxInFlight()).toBe(bound);
+		expect(front.requests).toHaveLength(30);
+		expect(result.json.map((json) => json.httpCode)).toEqual(Array.from({ length: 30 }, () => '400'));
+	});
+
+	test(`a server error (500) is no sign of load: after a first burst of ${INITIAL_IN_FLIGHT} refused with 500, ${INITIAL_IN_FLIGHT} are in flight again, not half as many`, async () => {
+		// The first burst is held until it is all in, then refused with 500; the next submissions are held until
+		// as many pile up, which a cut (half as many) never lets happen.
+		front = await startRecordingFront(fx.server.url, {
+			latencyMs: LATENCY_MS,
+			refuse: (index) => (index < INITIAL_IN_FLIGHT ? { status: 500 } : undefined),
+			gate: [
+				{ from: 0, until: INITIAL_IN_FLIGHT, giveUpMs: 10_000 },
+				{ from: INITIAL_IN_FLIGHT, until: INITIAL_IN_FLIGHT, giveUpMs: 10_000 },
+			],
+		});
+		const before = fx.server.store.count();
+		const result = await submit(front.url, 2 * INITIAL_IN_FLIGHT);
+		expect(result.error).toBeUndefined();
+		expect(front.gateFilled()).toBe(true);
+		expect(front.maxInFlight()).toBe(INITIAL_IN_FLIGHT);
+		// A submit refused with a server error is never sent again (it may have created a job).
+		expect(front.requests).toHaveLength(2 * INITIAL_IN_FLIGHT);
+		expect(result.json.slice(0, INITIAL_IN_FLIGHT).map((json) => json.httpCode)).toEqual(Array.from({ length: INITIAL_IN_FLIGHT }, () => '500'));
+		expect(fx.server.store.count() - before).toBe(INITIAL_IN_FLIGHT);
+	});
+
+	test('the end of a Retry-After lets the waiting submissions go even when none is in flight to free a slot', async () => {
+		// Concurrency 2: the first submission is refused with "Retry-After: 1" (a submit is never sent again), the
+		// second is answered; the other 4 items wait for a slot. Once the pause is over nothing is in flight, so
+		// only the pause's own end can let them go.
+		front = await startRecordingFront(fx.server.url, {
+			latencyMs: LATENCY_MS,
+			refuse: (index) => (index === 0 ? { status: 429, headers: { 'retry-after': '1' } } : undefined),
+		});
+		// A node that never let them go would hang: cancelled after 15 s, it fails the test instead.
+		let watchdog: NodeJS.Timeout | undefined;
+		const result = await submit(front.url, 6, { batching: { concurrency: 2 } }, (execution) => (watchdog = setTimeout(() => execution.cancel(), 15_000)));
+		clearTimeout(watchdog);
+		expect(result.run.status).not.toBe('canceled');
+		expect(result.error).toBeUndefined();
+		expect(front.requests).toHaveLength(6);
+		expect(result.json[0].httpCode).toBe('429');
+		expect(result.json.slice(1).every((json) => typeof json.jobId === 'string')).toBe(true);
+	});
+
+	test('Concurrency 1 runs one item at a time: Submit + Wait for Completion submits the next job only once the last one has ended', async () => {
+		front = await startRecordingFront(fx.server.url, { latencyMs: LATENCY_MS });
+		const before = fx.server.store.count();
+		const stopClock = advanceWhileWaiting(fx.clock, 1000);
+		try {
+			const result = await runActionNode({
+				typeVersion: 2,
+				credentials: credentialsFor(front.url),
+				items: [{ n: 0 }, { n: 1 }],
+				parameters: numberedSubmit(fx, { waitForCompletion: true, waitSettings: { pollInterval: 1, timeout: 3600 }, batching: { concurrency: 1 } }),
+			});
+			expect(result.error).toBeUndefined();
+			expect(result.json.map((json) => json.executionStatus)).toEqual(['COMPLETED', 'COMPLETED']);
+			const [first, second] = fx.server.store.all().slice(before).map((job) => job.id);
+			const { requests } = front;
+			const posts = requests.flatMap((request, index) => (request.method === 'POST' ? [index] : []));
+			const readsOf = (id: string) => requests.flatMap((request, index) => (request.method === 'GET' && request.path.includes(id) ? [index] : []));
+			expect(posts).toHaveLength(2);
+			// Every read of the first job, the one that saw it end included, before the second job is submitted.
+			expect(readsOf(first).length).toBeGreaterThan(0);
+			expect(Math.max(...readsOf(first))).toBeLessThan(posts[1]);
+			expect(Math.min(...readsOf(second))).toBeGreaterThan(posts[1]);
+		} finally {
+			stopClock();
+		}
 	});
 });
