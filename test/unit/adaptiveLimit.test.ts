@@ -310,6 +310,29 @@ describe("version 2's item loop (router.ts overlapped)", () => {
 		expect(started).toHaveLength(MAX_ITEMS_AT_ONCE + 2);
 	});
 
+	test('an answer that lets a waiting request go starts the next item at once, though no item ended', async () => {
+		// A bound of 2: two requests in flight, two waiting, four items started; the items then wait for their jobs.
+		const slots = new InFlightLimit(new AdaptiveLimit(2, Date.now, 2));
+		const started: number[] = [];
+		const tickets: PaceTicket[] = [];
+		const run = async (itemIndex: number) => {
+			started.push(itemIndex);
+			const ticket = await slots.slot();
+			if (ticket) tickets.push(ticket);
+			await new Promise<void>(() => undefined);
+		};
+		void overlapped(slots)(10, () => false, run);
+		await turns(20);
+		expect(started).toEqual([0, 1, 2, 3]);
+		expect(slots.waiting()).toBe(2);
+		// A neutral answer keeps the limit at 2: the freed slot goes to a waiter, and one more item starts in its place.
+		slots.answered(tickets[0], 'neutral');
+		await turns(20);
+		expect(slots.running()).toBe(2);
+		expect(slots.waiting()).toBe(2);
+		expect(started).toEqual([0, 1, 2, 3, 4]);
+	});
+
 	test('no more items start than can wait for a slot: while the requests in flight are held, at most twice the limit have started', async () => {
 		const slots = new InFlightLimit(new AdaptiveLimit(DEFAULT_MAX_IN_FLIGHT));
 		const started: number[] = [];
@@ -334,6 +357,37 @@ describe("version 2's item loop (router.ts overlapped)", () => {
 });
 
 describe('what the transport tells the slots (transport/index.ts pacedAttempt)', () => {
+	/** A node's context whose n8n helper is `send` (the failures no server on 127.0.0.1 can make at will). */
+	const contextSending = (send: (...args: unknown[]) => Promise<unknown>) =>
+		({
+			getNode: () => ({ id: 'n', name: 'Job Execution', type: 'jobExecution', typeVersion: 2, position: [0, 0], parameters: {} }),
+			getExecutionCancelSignal: () => undefined,
+			helpers: { httpRequestWithAuthentication: send },
+		}) as unknown as IExecuteFunctions;
+	const connectionWith = (pace: RequestPace, clock: DeadlineClock) => ({ credentialType: 'jobExecutionApi' as const, baseUrl: 'http://127.0.0.1:9', secrets: [], pace, clock });
+
+	test.each([
+		['ETIMEDOUT', 'busy'],
+		['ESOCKETTIMEDOUT', 'busy'],
+		['ECONNRESET', 'busy'],
+		['ECONNABORTED', 'busy'],
+		['ECONNREFUSED', 'neutral'],
+		['ENOTFOUND', 'neutral'],
+	] as const)('a connection that fails with %s is heard as %s', async (code, signal) => {
+		const heard: AnswerSignal[] = [];
+		const pace: RequestPace = { takeNow: () => ({ seq: 0 }), slot: async () => ({ seq: 0 }), answered: (_ticket, answer) => void heard.push(answer) };
+		const context = contextSending(async () => {
+			throw Object.assign(new Error('the connection failed'), { code });
+		});
+		const clock = new DeadlineClock();
+		try {
+			await expect(apiRequest.call(context, connectionWith(pace, clock), readJobCall('job-1'), { singleAttempt: true })).rejects.toThrow();
+		} finally {
+			clock.close();
+		}
+		expect(heard).toEqual([signal]);
+	});
+
 	test('a read whose end passed while it waited for a slot is never sent, and its slot is given back without a cut', async () => {
 		const heard: Array<[number, AnswerSignal]> = [];
 		const deadline = Date.now() + 20;
@@ -347,14 +401,10 @@ describe('what the transport tells the slots (transport/index.ts pacedAttempt)',
 			answered: (ticket, signal) => void heard.push([ticket.seq, signal]),
 		};
 		const sent: unknown[] = [];
-		const context = {
-			getNode: () => ({ id: 'n', name: 'Job Execution', type: 'jobExecution', typeVersion: 2, position: [0, 0], parameters: {} }),
-			getExecutionCancelSignal: () => undefined,
-			helpers: { httpRequestWithAuthentication: async (...args: unknown[]) => void sent.push(args) },
-		} as unknown as IExecuteFunctions;
+		const context = contextSending(async (...args) => void sent.push(args));
 		const clock = new DeadlineClock();
 		try {
-			const call = apiRequest.call(context, { credentialType: 'jobExecutionApi', baseUrl: 'http://127.0.0.1:9', secrets: [], pace, clock }, readJobCall('job-1'), { deadline, singleAttempt: true });
+			const call = apiRequest.call(context, connectionWith(pace, clock), readJobCall('job-1'), { deadline, singleAttempt: true });
 			await expect(call).rejects.toThrow();
 		} finally {
 			clock.close();
