@@ -110,7 +110,8 @@ describe.each(INTERFACES)('Submit as an AI tool under Retry On Fail (%s)', (kind
 	test('two agent runs (items) in one execution calling with equal arguments: one job each', async () => {
 		fx = await startFixture(kind);
 		const outcomes = await runAgentWithTool({ credentials: fx.credentials, parameters: toolParameters(fx), calls: [[args()], [args()]], retryOnFail: true, maxTries: 3, waitBetweenTries: 0 });
-		expect(outcomes.map((outcome) => outcome.error)).toEqual([undefined, undefined]);
+		// toStrictEqual: toEqual would take no outcomes at all for two without an error.
+		expect(outcomes.map((outcome) => outcome.error)).toStrictEqual([undefined, undefined]);
 		expect(fx.server.store.count()).toBe(2);
 	});
 });
