@@ -9,7 +9,8 @@ import { AdaptiveLimit, DEFAULT_MAX_IN_FLIGHT, firstBurst, INITIAL_IN_FLIGHT, In
 import { overlapped } from '../../nodes/JobExecution/actions/router';
 import type { AnswerSignal, PaceTicket, RequestPace } from '../../nodes/shared/adaptiveLimit';
 import { apiRequest, DeadlineClock, readJobCall } from '../../nodes/shared/transport';
-import type { IExecuteFunctions } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+import type { IExecuteFunctions, INode, JsonObject } from 'n8n-workflow';
 
 /** A limit on a clock the test moves, and a round trip: send what is allowed, answer all after `ms`. */
 function harness(max: number) {
@@ -376,8 +377,10 @@ describe('what the transport tells the slots (transport/index.ts pacedAttempt)',
 	] as const)('a connection that fails with %s is heard as %s', async (code, signal) => {
 		const heard: AnswerSignal[] = [];
 		const pace: RequestPace = { takeNow: () => ({ seq: 0 }), slot: async () => ({ seq: 0 }), answered: (_ticket, answer) => void heard.push(answer) };
+		// As n8n-core's httpRequestWithAuthentication (request-helpers/authentication.js) fails: the request's error,
+		// with its code, wrapped in a NodeApiError.
 		const context = contextSending(async () => {
-			throw Object.assign(new Error('the connection failed'), { code });
+			throw new NodeApiError(context.getNode() as INode, Object.assign(new Error('the connection failed'), { code }) as unknown as JsonObject);
 		});
 		const clock = new DeadlineClock();
 		try {
