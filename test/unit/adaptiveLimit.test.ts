@@ -289,6 +289,18 @@ describe("version 2's item loop (router.ts overlapped)", () => {
 		};
 		return { started, jobEnds, run };
 	}
+	/** Items that each ask for a slot and leave its ticket to the test to answer; `waitForever`: they never end. */
+	function ticketHoldingItems(slots: InFlightLimit, waitForever = false) {
+		const started: number[] = [];
+		const tickets: PaceTicket[] = [];
+		const run = async (itemIndex: number) => {
+			started.push(itemIndex);
+			const ticket = await slots.slot();
+			if (ticket) tickets.push(ticket);
+			if (waitForever) await new Promise<void>(() => undefined);
+		};
+		return { started, tickets, run };
+	}
 	const turns = async (count: number) => {
 		for (let i = 0; i < count; i++) await new Promise((resolve) => setImmediate(resolve));
 	};
@@ -314,14 +326,7 @@ describe("version 2's item loop (router.ts overlapped)", () => {
 	test('an answer that lets a waiting request go starts the next item at once, though no item ended', async () => {
 		// A bound of 2: two requests in flight, two waiting, four items started; the items then wait for their jobs.
 		const slots = new InFlightLimit(new AdaptiveLimit(2, Date.now, 2));
-		const started: number[] = [];
-		const tickets: PaceTicket[] = [];
-		const run = async (itemIndex: number) => {
-			started.push(itemIndex);
-			const ticket = await slots.slot();
-			if (ticket) tickets.push(ticket);
-			await new Promise<void>(() => undefined);
-		};
+		const { started, tickets, run } = ticketHoldingItems(slots, true);
 		void overlapped(slots)(10, () => false, run);
 		await turns(20);
 		expect(started).toEqual([0, 1, 2, 3]);
@@ -336,13 +341,7 @@ describe("version 2's item loop (router.ts overlapped)", () => {
 
 	test('no more items start than can wait for a slot: while the requests in flight are held, at most twice the limit have started', async () => {
 		const slots = new InFlightLimit(new AdaptiveLimit(DEFAULT_MAX_IN_FLIGHT));
-		const started: number[] = [];
-		const tickets: PaceTicket[] = [];
-		const run = async (itemIndex: number) => {
-			started.push(itemIndex);
-			const ticket = await slots.slot();
-			if (ticket) tickets.push(ticket);
-		};
+		const { started, tickets, run } = ticketHoldingItems(slots);
 		const done = overlapped(slots)(100, () => false, run);
 		await turns(20);
 		expect(slots.running()).toBe(INITIAL_IN_FLIGHT);
