@@ -13,8 +13,10 @@
  * set (lib/adapters/http.js), a cost of n8n's that any bounded node pays; the plain node reading buffered is named
  * beside it. At latency the floor is that bounded plain node with as many requests in flight as ours may have
  * (DEFAULT_MAX_IN_FLIGHT): a row is met when ours is at least as fast as the HTTP Request node, or within
- * OUR_SHARE_GOAL of that floor (the figure names it). For submissions the details split off what the ramp from a
- * safe first burst costs a batch of this length (ours with its limit starting at the bound).
+ * OUR_SHARE_GOAL of that floor (the figure names it). The details split the batch: its steady state (ours and the
+ * floor per request, and the main thread's busy time per request, past the start and before the end), and for
+ * submissions what the ramp from a safe first burst costs a batch of this length (ours with its limit starting at the
+ * bound).
  * The pipe (rows A5, A6): a batch of Submit + Wait for Completion on 3 s jobs against the plain node waiting for
  * every job at once (A5), and 300 Get items against a fixed pool of 20 (version 1, Concurrency 20; A6).
  */
@@ -31,6 +33,8 @@ import { PLAIN_NODE_TYPE } from '../lib/plainRequestNode';
 import { rawClient, submitJobs } from '../lib/rawClient';
 import { startServerProcess } from '../lib/serverProcess';
 import { interleavedRounds, median, medianRatio } from '../lib/stats';
+import { measureSteadyWindow } from '../lib/steadyWindow';
+import type { SteadyWindow } from '../lib/steadyWindow';
 import { runWorkflow } from '../lib/workflowRunner';
 
 const ITEMS = 1000;
@@ -164,14 +168,20 @@ async function compareOnLoopback(url: string, kind: Interface, operation: Operat
 async function compareAtLatency(url: string, kind: Interface, operation: Operation, jobIds: string[], latencyMs: number, id: string): Promise<Figure> {
 	// Reads start at the bound (firstBurst); submissions ramp from INITIAL_IN_FLIGHT, and the ramp's share is measured.
 	const submits = operation === 'submit';
+	const steady: Record<'node' | 'floor', SteadyWindow[]> = { node: [], floor: [] };
+	const inWindow = (name: 'node' | 'floor', run: () => Promise<void>) => async () => {
+		const window = await measureSteadyWindow(run, STEADY_FROM, STEADY_TO);
+		if (window) steady[name].push(window);
+	};
 	const contenders: Record<string, () => Promise<void>> = {
-		node: () => ourNode(url, kind, operation, jobIds),
+		node: inWindow('node', () => ourNode(url, kind, operation, jobIds)),
 		httpRequest: () => theirNode(url, kind, operation, jobIds),
-		floor: () => plainNode(url, kind, operation, jobIds, DEFAULT_MAX_IN_FLIGHT, true),
+		floor: inWindow('floor', () => plainNode(url, kind, operation, jobIds, DEFAULT_MAX_IN_FLIGHT, true)),
 		bufferedFloor: () => plainNode(url, kind, operation, jobIds, DEFAULT_MAX_IN_FLIGHT),
 	};
 	if (submits) contenders.withoutRamp = () => ourNodeWithoutRamp(url, kind, operation, jobIds);
 	await interleavedRounds(1, contenders); // warm-up
+	steady.node.length = steady.floor.length = 0;
 	const t = (await interleavedRounds(LATENCY_ROUNDS, contenders)) as Times & Record<'floor' | 'bufferedFloor', number[]> & { withoutRamp?: number[] };
 	const row = defaultsRow(id, `${labelOf(operation)} on ${ITEMS.toLocaleString('en')} items (${kind}), service ${latencyMs} ms away`, t);
 	const ratio = medianRatio(t.node, t.httpRequest);
@@ -183,6 +193,7 @@ async function compareAtLatency(url: string, kind: Interface, operation: Operati
 	row.details?.push(
 		`the plain node reading buffered (n8n's helper reads it whole, whatever its size): ${us(perItemUs(t.bufferedFloor))} per item, ${medianRatio(t.bufferedFloor, t.httpRequest).toFixed(2)}× HTTP Request; the floor ${medianRatio(t.floor, t.bufferedFloor).toFixed(2)}× it, ours ${medianRatio(t.node, t.bufferedFloor).toFixed(2)}× it`,
 	);
+	row.details?.push(steadyDetail(steady.node, steady.floor));
 	const withoutRamp = t.withoutRamp;
 	if (withoutRamp) {
 		row.details?.push(
@@ -190,6 +201,25 @@ async function compareAtLatency(url: string, kind: Interface, operation: Operati
 		);
 	}
 	return row;
+}
+
+/**
+ * The steady state of a batch: requests STEADY_FROM to STEADY_TO of ITEMS, past the ramp of submissions (at the bound
+ * within 4 round trips, about 90 requests) and before the last DEFAULT_MAX_IN_FLIGHT, when fewer remain in flight.
+ */
+const STEADY_FROM = 200;
+const STEADY_TO = 900;
+
+/** Ours against the floor in the steady state: time per request, and the main thread's busy time per request. */
+function steadyDetail(ours: SteadyWindow[], floor: SteadyWindow[]): string {
+	const ms = (windows: SteadyWindow[]) => windows.map((window) => window.msPerRequest);
+	const busy = (windows: SteadyWindow[]) => windows.map((window) => window.busyUsPerRequest);
+	const oursBusy = median(busy(ours));
+	const floorBusy = median(busy(floor));
+	return (
+		`steady state (requests ${STEADY_FROM} to ${STEADY_TO} of each batch, medians of ${ours.length} rounds): ours ${us(median(ms(ours)) * 1000)} per request, the floor ${us(median(ms(floor)) * 1000)} (${medianRatio(ms(ours), ms(floor)).toFixed(2)}×); ` +
+		`the event loop busy per request: ours ${us(oursBusy)}, the floor ${us(floorBusy)} (${signed(oursBusy - floorBusy)}, ${medianRatio(busy(ours), busy(floor)).toFixed(2)}×)`
+	);
 }
 
 /** Rows A3 (Get) and A4 (Submit): a, b native and relay at the first latency; c, d at the second. */
