@@ -105,10 +105,15 @@ async function wrongKeyTestMessage(page: Page, printed: Printed): Promise<string
 async function flowNameListed(page: Page, printed: Printed, name: string): Promise<void> {
 	await page.goto(`${printed.editor}/workflow/${EXAMPLE_IDS['trigger-on-completed']}`);
 	await page.locator('.vue-flow__node').filter({ hasText: 'Job finished' }).dblclick({ force: true });
-	await sleep(2500);
-	await page.locator('[data-test-id="rlc-input"]').first().click({ force: true });
+	const input = page.locator('[data-test-id="rlc-input"]').first();
+	const listed = page.getByText(name, { exact: true }).first();
 	try {
-		await page.getByText(name, { exact: true }).first().waitFor({ timeout: 60_000 });
+		// A click that lands while the panel is still opening opens no list: it is clicked again until the name shows.
+		await until(`"${name}" in the Flow Name list`, async () => {
+			if (await listed.isVisible()) return true;
+			await input.click({ force: true });
+			return await listed.waitFor({ timeout: 10_000 }).then(() => true, () => false);
+		}, 60_000);
 	} catch (error) {
 		await page.screenshot({ path: join(projectRoot, '.cache', 'browser-e2e-flow-names.png') });
 		throw new Error(`"${name}" is not listed; the page shows: ${(await page.locator('body').innerText()).slice(0, 3000)}\n${String(error)}`);
