@@ -6,6 +6,7 @@
  */
 
 import { isActiveStatus, isoInZone, isPlainObject, isTerminalStatus, normalizeStatus, parseRuntimeSeconds, statusOutcome, stepProgress, toEpochMs } from './jobVocabulary';
+import { readEntryLine } from './logParser';
 import { cutMarker } from './transport/answer';
 import type { JobOutcome } from './jobVocabulary';
 
@@ -168,28 +169,41 @@ function serviceError(value: unknown): string | null {
 	return null;
 }
 
+/**
+ * How a reason quotes the log's error lines: version 2 as written (time stamp, thread and level included); 2.1 only
+ * their message, the step and why (`Step 2 failed: Node node_3 (Write inventory) failed: …`, docs/log-format.md).
+ */
+export type ReasonForm = 'logLines' | 'messages';
+
+/** An error line's message, read with the log grammar; a line the grammar does not read is kept whole. */
+function lineMessage(line: string): string {
+	const entry = readEntryLine(line);
+	const message = entry === null ? '' : entry.message.trim();
+	return message === '' ? line : message;
+}
+
 /** The log's last error lines (the last MAX_LOG_REASON_LINES of them in its last LOG_TAIL_CHARS), oldest first. */
-function logErrorLines(log: unknown): string[] {
+function logErrorLines(log: unknown, form: ReasonForm): string[] {
 	if (typeof log !== 'string' || log === '') return [];
 	const lines = log.slice(-LOG_TAIL_CHARS).split('\n');
 	const found: string[] = [];
 	for (let i = lines.length - 1; i >= 0 && found.length < MAX_LOG_REASON_LINES; i--) {
 		const line = lines[i].replace(/\r$/, '');
-		if (ERROR_LINE_RE.test(line)) found.unshift(cut(line.trim(), 300));
+		if (ERROR_LINE_RE.test(line)) found.unshift(cut(form === 'logLines' ? line.trim() : lineMessage(line.trim()), 300));
 	}
 	return found;
 }
 
 /**
  * Why a job failed or was cancelled, as the service tells it: its `error` field when set, else the log's last error
- * lines; then the step it ended in. Null for any other status, or when the service says nothing. Bounded; the strings
+ * lines (as `form` says); then the step it ended in. Null for any other status, or when the service says nothing. Bounded; the strings
  * were redacted by the transport, and messages redact them once more.
  */
-export function jobFailureReason(job: Record<string, unknown>): string | null {
+export function jobFailureReason(job: Record<string, unknown>, form: ReasonForm = 'messages'): string | null {
 	const status = normalizeStatus(job.executionStatus);
 	if (status !== 'ERROR' && status !== 'CANCELLED') return null;
 	const told = serviceError(job.error);
-	const parts = told !== null ? [cut(told, 400)] : logErrorLines(job.log);
+	const parts = told !== null ? [cut(told, 400)] : logErrorLines(job.log, form);
 	const step = typeof job.currentStepId === 'string' && job.currentStepId.trim() !== '' ? job.currentStepId.trim().slice(0, 80) : null;
 	if (step !== null && !parts.some((part) => part.includes(step))) parts.push(`ended in ${step}`);
 	return parts.length === 0 ? null : cut(parts.join(' | '), MAX_REASON_CHARS);

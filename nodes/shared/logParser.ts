@@ -95,6 +95,15 @@ export const MAX_PARSED_LOG_CHARS = 1024 * 1024;
 // Sticky, tried at each line start in place (no copy of the line).
 const ENTRY_START_RE = /\uFEFF?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?[ \t]+\[[^\]\n]*\][ \t]+[A-Z]/y;
 
+/**
+ * One line read as an entry of the grammar (time, thread, level, message), or null when it is not one. Linear in the
+ * line (the regex is anchored and its parts cannot overlap).
+ */
+export function readEntryLine(line: string): Pick<JobLogEntry, 'time' | 'thread' | 'level' | 'message'> | null {
+	const m = ENTRY_RE.exec(line.charCodeAt(line.length - 1) === 13 ? line.slice(0, -1) : line);
+	return m ? { time: m[1], thread: m[2], level: m[3], message: m[4] ?? '' } : null;
+}
+
 /** True for a string that contains at least one log entry line, i.e. parsing yields structure. Linear in the text. */
 export function isParsableLog(value: unknown): value is string {
 	if (typeof value !== 'string' || value.length === 0) return false;

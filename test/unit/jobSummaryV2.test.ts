@@ -177,12 +177,24 @@ describe('issue 36 row 2: why a job failed, from what the service says, bounded'
 		expect(jobFailureReason(failed({ error: ' locked ' }))).toBe('locked | ended in Step 2');
 		expect(jobFailureReason(failed({ error: { code: 42, message: 'disk full' } }))).toBe('disk full | ended in Step 2');
 		const log = [entry('INFO', 'started'), entry('ERROR', 'first'), entry('ERROR', 'second'), entry('INFO', 'Step 2 failed: Node node_3 (Write) failed: timeout'), entry('INFO', 'done'), entry('FATAL', 'last')].join('\r\n');
-		// The last three error lines, oldest first; the step is named in one of them, so not again.
-		expect(jobFailureReason(failed({ error: null, log }))).toBe(`${entry('ERROR', 'second')} | ${entry('INFO', 'Step 2 failed: Node node_3 (Write) failed: timeout')} | ${entry('FATAL', 'last')}`);
+		// The last three error lines, oldest first; the step is named in one of them, so not again. Version 2 quotes
+		// them whole; 2.1 (the default) their message only, read with the log grammar: the step and why.
+		expect(jobFailureReason(failed({ error: null, log }), 'logLines')).toBe(`${entry('ERROR', 'second')} | ${entry('INFO', 'Step 2 failed: Node node_3 (Write) failed: timeout')} | ${entry('FATAL', 'last')}`);
+		expect(jobFailureReason(failed({ error: null, log }))).toBe('second | Step 2 failed: Node node_3 (Write) failed: timeout | last');
 		expect(jobFailureReason(failed({ error: '', log: entry('INFO', 'all fine') }))).toBe('ended in Step 2');
 		expect(jobFailureReason(failed({ error: null, log: null, currentStepId: null }))).toBeNull();
 		expect(jobFailureReason({ ...RUNNING, executionStatus: 'COMPLETED', error: 'ignored' })).toBeNull();
 		expect(jobFailureReason(failed({ executionStatus: 'cancelled', error: 'cancelled by user' }))).toBe('cancelled by user | ended in Step 2');
+	});
+
+	test('issue 49: the reason of the log line of the issue is the step and why, on both line ends; a line the grammar does not read is kept whole', () => {
+		const line = '2026-11-28 04:33:44.465 [worker-1] INFO Step 2 failed: Node node_3 (Write inventory) failed: target table INVENTORY is locked by another session';
+		const reason = 'Step 2 failed: Node node_3 (Write inventory) failed: target table INVENTORY is locked by another session';
+		for (const end of ['\n', '\r\n', '']) expect(jobFailureReason(failed({ error: null, log: `${entry('INFO', 'started')}\n${line}${end}` }))).toBe(reason);
+		// Minutes only: the error-line rule takes it, the grammar (seconds required) does not: kept as written.
+		const short = '2026-11-28 04:33 [main] ERROR disk full';
+		expect(jobFailureReason(failed({ error: null, log: short }))).toBe(`${short} | ended in Step 2`);
+		expect(jobFailureReason(failed({ error: null, log: entry('ERROR', '') }))).toBe(`${entry('ERROR', '').trim()} | ended in Step 2`);
 	});
 
 	test('bounded: at MAX_REASON_CHARS kept whole, one past it cut and the cut said; only the log\'s last 64 KiB is read', () => {

@@ -186,11 +186,13 @@ export function checkJobOutcome(
  * Version 2 puts the reason in the message after the status, as n8n's Databricks node puts a run's state message in
  * its error (`Job run <id> failed (<code>): <message>`, packages/nodes-base/nodes/Databricks/actions/job/run.operation.ts):
  * the service's `error`, else the log's last error lines, and the step it ended in (jobSummary.ts, bounded), redacted
- * once more. Version 1 keeps its message as it was.
+ * once more: 2.1 quotes each line's message only (the step and why), version 2 the whole lines. Version 1 keeps its
+ * message as it was.
  */
 function failJob(context: IExecuteFunctions, job: IDataObject, jobId: string, itemIndex: number, connection: ResolvedConnection): never {
 	const ended = `Job ${jobId} ended with status ${shownStatus(job.executionStatus, connection)}`;
-	const reason = nodeVersion(context) >= 2 ? jobFailureReason(job) : null;
+	const version = nodeVersion(context);
+	const reason = version >= 2 ? jobFailureReason(job, version >= VERSION_2_1 ? 'messages' : 'logLines') : null;
 	throw waitError(
 		context,
 		reason === null ? ended : `${ended}: ${redact(reason, connection.secrets)}`,
