@@ -198,6 +198,8 @@ export interface RunNodeOptions {
 	onStart?: (execution: { cancel(): void }) => void;
 	/** The node's type version as a saved workflow holds it: 1 unless a test asks for another (the existing tests prove version 1). */
 	typeVersion?: number;
+	/** The workflow's time zone (its Settings → Timezone); none: n8n's default, America/New_York. */
+	timezone?: string;
 }
 
 export interface RunNodeResult {
@@ -238,7 +240,7 @@ export async function runActionNode(options: RunNodeOptions): Promise<RunNodeRes
 		connections: {},
 		active: false,
 		nodeTypes,
-		settings: {},
+		settings: options.timezone === undefined ? {} : { timezone: options.timezone },
 	});
 	const credentialsHelper = new InMemoryCredentialsHelper(options.credentials);
 	const { hooks, finished } = runHooks(options.mode ?? 'manual', 'test-execution', { id: 'test-workflow', name: 'test', nodes: [node], connections: {}, active: false });

@@ -84,6 +84,8 @@ export interface PollerOptions {
 	saving?: SavingMode;
 	/** The node's type version as saved in the workflow (default 1: a trigger saved before version 2 existed). */
 	typeVersion?: number;
+	/** The workflow's time zone (its Settings → Timezone); none: n8n's default, America/New_York. */
+	timezone?: string;
 }
 
 const NODE_NAME = 'Job Execution Trigger';
@@ -137,7 +139,7 @@ export function createPoller(parameters: INodeParameters, credentials: Credentia
 			},
 		};
 		// D3: a new Workflow holds the database's static data (with durable cursors it stays empty: C1).
-		workflow = new Workflow({ id: workflowId, nodes: [node], connections: {}, active: true, nodeTypes, staticData: durable ? {} : copy(saved) });
+		workflow = new Workflow({ id: workflowId, nodes: [node], connections: {}, active: true, nodeTypes, staticData: durable ? {} : copy(saved), settings: options.timezone === undefined ? {} : { timezone: options.timezone } });
 		activationDue = !durable || !scheduledJobRow;
 	};
 	build();

@@ -42,8 +42,9 @@ export class JobExecutionTrigger implements INodeType {
 		name: 'jobExecutionTrigger',
 		icon: { light: 'file:../JobExecution/jobExecution.svg', dark: 'file:../JobExecution/jobExecution.dark.svg' },
 		group: ['trigger'],
-		version: [1, 2],
-		defaultVersion: 2,
+		// 2.1 (light versioning): a failed event says why (failureReason), Simplify's times in the workflow's zone.
+		version: [1, 2, 2.1],
+		defaultVersion: 2.1,
 		subtitle: '={{ $parameter["triggerOn"] === "anyChange" ? "Any status change" : "Job status changes" }}',
 		description: 'Starts the workflow when a job on the Job Execution Service is submitted, starts, completes, fails or is cancelled',
 		defaults: { name: 'Job Execution Trigger' },

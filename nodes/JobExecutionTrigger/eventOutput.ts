@@ -1,11 +1,14 @@
 /**
  * What one trigger event looks like as an item, per node version. Version 1's shape is frozen (saved workflows read
- * it); version 2 leads with `jobId` and `outcome` and, with Simplify on (its default), leaves the raw log out.
+ * it); version 2 leads with `jobId` and `outcome` and, with Simplify on (its default), leaves the raw log out; 2.1
+ * adds why a job failed (`failureReason`) and writes Simplify's times in the workflow's time zone.
  */
 import type { IDataObject } from 'n8n-workflow';
 
 import { formatJob } from '../shared/jobOutput';
-import { statusOutcome } from '../shared/jobVocabulary';
+import { jobFailureReason } from '../shared/jobSummary';
+import { isoInZone, statusOutcome, toEpochMs } from '../shared/jobVocabulary';
+import { VERSION_2_1 } from '../shared/versionDisplay';
 import type { JobEvent } from './jobStatusTracker';
 
 export interface EventOutput {
@@ -14,6 +17,8 @@ export interface EventOutput {
 	parseLog: boolean;
 	/** Version 2 only: the summary instead of the JobStatus as the service sent it. */
 	simplify: boolean;
+	/** Version 2.1: the workflow's time zone, that Simplify's times are written in. */
+	timeZone?: string;
 }
 
 /** The fields of the shared summary (jobSummary.ts) a simplified event carries, after the event's own. */
@@ -23,6 +28,7 @@ const PARSED_LOG_FIELDS = ['logParsed', 'logNotParsed'] as const;
 
 export function eventJson(event: JobEvent, output: EventOutput): IDataObject {
 	if (output.version < 2) return versionOneJson(event, output.parseLog);
+	if (output.version >= VERSION_2_1) return output.simplify ? simplifiedJson21(event, output) : rawJson21(event, output.parseLog);
 	return output.simplify ? simplifiedJson(event, output.parseLog) : rawJson(event, output.parseLog);
 }
 
@@ -60,5 +66,35 @@ function simplifiedJson(event: JobEvent, parseLog: boolean): IDataObject {
 	};
 	for (const field of SUMMARY_FIELDS) json[field] = summary[field] ?? null;
 	for (const field of PARSED_LOG_FIELDS) if (field in summary) json[field] = summary[field];
+	return json;
+}
+
+/** Why the job failed or was cancelled (the action node's 2.1 rule: the service's error, else the log's error messages, then the step); null otherwise. */
+function failureReason(event: JobEvent): string | null {
+	const status = event.status.toUpperCase();
+	return status === 'ERROR' || status === 'CANCELLED' ? jobFailureReason({ ...event.job, executionStatus: status }) : null;
+}
+
+/** 2.1 without Simplify: version 2's raw item, with `failureReason` after `outcome` (a service's own field of that name does not replace it). */
+function rawJson21(event: JobEvent, parseLog: boolean): IDataObject {
+	const { jobId, outcome, ...rest } = rawJson(event, parseLog);
+	const json: IDataObject = { jobId, outcome, failureReason: null, ...rest };
+	json.failureReason = failureReason(event);
+	return json;
+}
+
+/**
+ * 2.1 with Simplify: still ten fields. `failureReason` follows the status, `skippedStatuses` (how the trigger saw the
+ * job, not what happened to it) stays in the raw item, and the times are in the workflow's zone with their offset.
+ */
+function simplifiedJson21(event: JobEvent, output: EventOutput): IDataObject {
+	const { jobId, outcome, executionStatus, ...rest } = simplifiedJson(event, output.parseLog);
+	const json: IDataObject = { jobId, outcome, executionStatus, failureReason: failureReason(event), ...rest };
+	delete json.skippedStatuses;
+	const zone = output.timeZone;
+	for (const field of ['startTime', 'endTime'] as const) {
+		const ms = toEpochMs(event.job[field]);
+		json[field] = ms === null ? null : zone === undefined ? new Date(ms).toISOString() : isoInZone(ms, zone);
+	}
 	return json;
 }

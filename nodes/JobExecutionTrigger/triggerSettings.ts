@@ -4,6 +4,7 @@ import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
 import { describeGiven, JOB_STATUSES } from '../shared/jobVocabulary';
 import { nodeVersion } from '../shared/nodeVersion';
+import { VERSION_2_1 } from '../shared/versionDisplay';
 import type { EventOutput } from './eventOutput';
 import { filterValue } from './filterPickers';
 import type { TrackerOptions } from './jobStatusTracker';
@@ -54,12 +55,13 @@ export function readOnGap(context: IPollFunctions, options: IDataObject): 'logOn
 	return raw;
 }
 
-/** How events become items: version 1's shape, or version 2's (Simplify on by default). */
+/** How events become items: version 1's shape, or version 2's (Simplify on by default); 2.1's times in the workflow's zone. */
 export function outputOf(context: IPollFunctions, options: IDataObject): EventOutput {
 	const version = nodeVersion(context);
 	const simplify = version >= 2 ? context.getNodeParameter('simplify', true) : false;
 	if (typeof simplify !== 'boolean') throw badSetting(context, `Simplify must be true or false, got ${describeGiven(simplify)}`);
-	return { version, parseLog: options.parseLog === true, simplify };
+	const zone = version >= VERSION_2_1 ? { timeZone: context.getTimezone() } : {};
+	return { version, parseLog: options.parseLog === true, simplify, ...zone };
 }
 
 function badSetting(context: IPollFunctions, message: string): NodeOperationError {

@@ -63,9 +63,9 @@ describe('Job Execution Trigger version 2, against a service listing jobs oldest
 		await service.close();
 	});
 
-	test('a new trigger is version 2; one saved on version 1 keeps it; the description says what starts the workflow', () => {
+	test('a new trigger is version 2.1; one saved on version 1 or 2 keeps it; the description says what starts the workflow', () => {
 		const description = nodeClasses[TRIGGER_NODE_TYPE].description as INodeTypeDescription;
-		expect([description.version, description.defaultVersion]).toEqual([[1, 2], 2]);
+		expect([description.version, description.defaultVersion]).toEqual([[1, 2, 2.1], 2.1]);
 		expect(description.description).toMatch(/^Starts the workflow when a job .* completes, fails or is cancelled$/);
 		const simplify = description.properties.find((property) => property.name === 'simplify') as INodeProperties;
 		expect(simplify).toMatchObject({
@@ -160,6 +160,51 @@ describe('Job Execution Trigger version 2, against a service listing jobs oldest
 		const [event] = json(await poller.poll());
 		expect(event).toEqual({ ...job, jobId: job.id, outcome: 'failed', event: 'newJob', previousStatus: null, skippedStatuses: [] });
 		expect(Object.keys(event).slice(0, 2)).toEqual(['jobId', 'outcome']);
+	});
+
+	describe('issue 49: version 2.1, in a workflow whose time zone is Asia/Kolkata (+05:30)', () => {
+		const KOLKATA = 'Asia/Kolkata';
+		const trigger21 = (extra: IDataObject = {}) => trigger(extra, { typeVersion: 2.1, timezone: KOLKATA });
+		const SIMPLIFIED_21 = ['jobId', 'outcome', 'executionStatus', 'failureReason', 'previousStatus', 'flowName', 'runProfileName', 'startTime', 'endTime', 'runtimeSeconds'];
+		const inKolkata = (ms: number) => new Date(ms + 5.5 * 3600_000).toISOString().slice(0, 23) + '+05:30';
+
+		test('Simplify: ten fields, the failed and cancelled events say why (the step and its reason), times in the workflow\'s zone with their offset', async () => {
+			const poller = trigger21();
+			await poller.poll();
+			service.history = [...finished];
+			const events = byId(json(await poller.poll()));
+			expect(events).toHaveLength(3);
+			for (const event of events) {
+				expect(Object.keys(event)).toEqual(SIMPLIFIED_21);
+				const job = finished.find((candidate) => candidate.id === event.jobId) as Job;
+				expect([event.startTime, event.endTime]).toEqual([inKolkata(job.startTime as number), inKolkata(job.endTime as number)]);
+				expect(Date.parse(event.endTime as string)).toBe(job.endTime);
+			}
+			const reasons = Object.fromEntries(events.map((event) => [event.outcome, event.failureReason]));
+			expect(reasons.completed).toBeNull();
+			expect(reasons.failed).toMatch(/^Step 2 failed: Node node_\d+ \(.+\) failed: node raised an error$/);
+			expect(reasons.cancelled).toMatch(/^Step \d+ cancelled: /);
+		});
+
+		test('Simplify off: failureReason right after outcome, the JobStatus as sent (its epoch times kept), then the tracker\'s view', async () => {
+			const job = { ...finished[failedAt], failureReason: 'theirs' };
+			const poller = trigger21({ simplify: false });
+			await poller.poll();
+			service.history = [job];
+			const [event] = json(await poller.poll());
+			expect(Object.keys(event).slice(0, 3)).toEqual(['jobId', 'outcome', 'failureReason']);
+			expect(event.failureReason).toMatch(/^Step 2 failed: /);
+			expect(event).toMatchObject({ startTime: job.startTime, endTime: job.endTime, event: 'newJob', skippedStatuses: [] });
+		});
+
+		test('version 2 in the same workflow keeps its items: UTC times, no failureReason', async () => {
+			const poller = trigger({}, { typeVersion: 2, timezone: KOLKATA });
+			await poller.poll();
+			service.history = [finished[failedAt]];
+			const [event] = json(await poller.poll());
+			expect(Object.keys(event)).toEqual(SIMPLIFIED_FIELDS);
+			expect(event.endTime).toBe(new Date(finished[failedAt].endTime as number).toISOString());
+		});
 	});
 
 	test('Parse Log adds the parsed log to either form; Fetch Test Event has the version-2 shape and stores nothing', async () => {
