@@ -18,21 +18,26 @@ function base64Middles(text: string): string[] {
 	});
 }
 
-/** What a credential sends that must never show: each key, `Bearer <token>`, `user:password` and its base64. */
+/**
+ * What a credential sends that must never show: each key (as typed and trimmed: header keys are sent trimmed),
+ * `Bearer <token>`, `user:password` and its base64; with Basic and an empty password, the user is the key.
+ */
 function plainSecrets(credentials: CredentialsMap): string[] {
 	const plain: string[] = [];
 	for (const credential of Object.values(credentials)) {
 		for (const field of SECRET_FIELDS) {
 			const value = credential[field];
-			if (typeof value === 'string' && value.trim() !== '') plain.push(value.trim() || value);
+			if (typeof value === 'string' && value.trim() !== '') plain.push(value, value.trim());
 		}
-		if (typeof credential.token === 'string') plain.push(`Bearer ${credential.token}`);
-		if (typeof credential.password === 'string' && credential.password !== '') {
-			const pair = `${String(credential.user)}:${credential.password}`;
+		if (typeof credential.token === 'string') plain.push(`Bearer ${credential.token.trim()}`);
+		const emptyPassword = credential.authType === 'basicAuth' && (credential.password === '' || credential.password === undefined);
+		if (emptyPassword && typeof credential.user === 'string' && credential.user !== '') plain.push(credential.user);
+		if ((typeof credential.password === 'string' && credential.password !== '') || (emptyPassword && credential.user)) {
+			const pair = `${String(credential.user)}:${String(credential.password ?? '')}`;
 			plain.push(pair, Buffer.from(pair).toString('base64').replace(/=+$/, ''));
 		}
 	}
-	return plain;
+	return plain.filter((secret) => secret.trim() !== '');
 }
 
 /**

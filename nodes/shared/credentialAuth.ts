@@ -1,6 +1,6 @@
 import type { ICredentialDataDecryptedObject, IHttpRequestOptions } from 'n8n-workflow';
 
-import { RELAY_CREDENTIAL } from './transport/serviceCredentials';
+import { keyAsSent, RELAY_CREDENTIAL } from './transport/serviceCredentials';
 
 /**
  * How each credential signs a request: the credentials' own `authenticate` (what n8n calls for every node request)
@@ -14,18 +14,18 @@ export function authenticateRequest(
 	const headers = { ...(requestOptions.headers ?? {}) };
 	const authenticated: IHttpRequestOptions = { ...requestOptions, headers };
 	if (credentialType === RELAY_CREDENTIAL) {
-		headers.apiKey = String(credentials.apiKey ?? '');
-		headers['user-api-key'] = String(credentials.userApiKey ?? '');
+		headers.apiKey = keyAsSent(credentials.apiKey);
+		headers['user-api-key'] = keyAsSent(credentials.userApiKey);
 	} else {
 		switch (credentials.authType) {
 			case 'bearerToken':
-				headers.Authorization = `Bearer ${String(credentials.token ?? '')}`;
+				headers.Authorization = `Bearer ${keyAsSent(credentials.token)}`;
 				break;
 			case 'basicAuth':
 				authenticated.auth = { username: String(credentials.user ?? ''), password: String(credentials.password ?? '') };
 				break;
 			case 'headerAuth':
-				if (credentials.headerName) headers[String(credentials.headerName)] = String(credentials.headerSecret ?? '');
+				if (credentials.headerName) headers[String(credentials.headerName).trim()] = keyAsSent(credentials.headerSecret);
 				break;
 		}
 	}

@@ -9,6 +9,7 @@
  * cannot be hidden (it would blank years, parts of ids and times): the transport refuses to send it at all
  * (shortKeyProblem). Pure; the work is bounded per slice (RedactionWork), so callers can yield between slices.
  */
+import { keyAsSent } from './transport/serviceCredentials';
 import { decodePass, hexDigit, hexView, identityView, through, VIEW_SPAN, viewOf } from './redactionViews';
 import type { View } from './redactionViews';
 
@@ -27,16 +28,20 @@ export function shortSecretProblem(label: string, value: string): string | null 
 	);
 }
 
-/** The keys a credential sends, by their field labels (the credential types of credentials/). */
-function keysSent(relay: boolean, data: Record<string, unknown>): Array<[string, unknown]> {
-	if (relay) return [['Relay API Key', data.apiKey], ['User API Key', data.userApiKey]];
+/**
+ * The keys a credential sends, by their field labels (the credential types of credentials/): header keys as sent
+ * (trimmed, keyAsSent); Basic's password as typed, or, when it is empty, the user (then the key, as Stripe-style
+ * APIs take it).
+ */
+function keysSent(relay: boolean, data: Record<string, unknown>): Array<[string, string]> {
+	if (relay) return [['Relay API Key', keyAsSent(data.apiKey)], ['User API Key', keyAsSent(data.userApiKey)]];
 	switch (data.authType) {
 		case 'bearerToken':
-			return [['Token', data.token]];
+			return [['Token', keyAsSent(data.token)]];
 		case 'basicAuth':
-			return [['Password', data.password]];
+			return data.password === '' || data.password === undefined ? [['User', String(data.user ?? '')]] : [['Password', String(data.password)]];
 		case 'headerAuth':
-			return [['Header Value', data.headerSecret]];
+			return [['Header Value', keyAsSent(data.headerSecret)]];
 		default:
 			return [];
 	}
@@ -48,19 +53,22 @@ function keysSent(relay: boolean, data: Record<string, unknown>): Array<[string,
  */
 export function shortKeyProblem(relay: boolean, data: Record<string, unknown>): string | null {
 	for (const [label, value] of keysSent(relay, data)) {
-		const problem = typeof value === 'string' ? shortSecretProblem(label, value) : null;
+		const problem = shortSecretProblem(label, value);
 		if (problem !== null) return problem;
 	}
 	return null;
 }
 /**
- * The strings to hide for these keys; `basic` adds `user:password` and its base64 as in a Basic header. Keys shorter
- * than MIN_SECRET_LENGTH are left out (see above); redactor() searches the rest in every form.
+ * The strings to hide for these keys, each as given and trimmed (a header key is sent trimmed: keyAsSent); `basic`
+ * adds `user:password` and its base64 as in a Basic header, and with an empty password the user (then the key),
+ * `user:` and its base64. Keys shorter than MIN_SECRET_LENGTH are left out (see above); redactor() searches the rest
+ * in every form.
  */
 export function secretForms(secrets: readonly string[], basic?: { user: string; password: string }): string[] {
 	const forms = new Set<string>();
-	for (const secret of secrets) if (secret.length >= MIN_SECRET_LENGTH) forms.add(secret);
-	if (basic && basic.password !== '') {
+	const keys = basic && basic.password === '' ? [...secrets, basic.user] : secrets;
+	for (const secret of keys) for (const key of [secret, secret.trim()]) if (key.length >= MIN_SECRET_LENGTH) forms.add(key);
+	if (basic && (basic.password !== '' || basic.user !== '')) {
 		const pair = `${basic.user}:${basic.password}`;
 		for (const form of [pair, Buffer.from(pair, 'utf8').toString('base64').replace(/=+$/, '')]) {
 			if (form.length >= MIN_SECRET_LENGTH) forms.add(form);

@@ -48,6 +48,15 @@ export function displayHost(baseUrl: string): string {
 	}
 }
 
+/**
+ * A key as it is sent in its header (Token, Header Value, Relay API Key, User API Key): outer white space trimmed,
+ * as users paste keys with a space or a line break before or after them and HTTP would drop it anyway. The one
+ * reading of those fields: what is signed (credentialAuth.ts), checked (credentialProblem) and searched (redaction).
+ */
+export function keyAsSent(value: unknown): string {
+	return value === undefined || value === null ? '' : String(value).trim();
+}
+
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const HEADER_VALUE = /^[\x20-\x7e]*$/;
 
@@ -68,8 +77,8 @@ export function credentialProblem(credentials: Record<string, unknown>, credenti
 		headerFields.push(['headerSecret', 'Header Value']);
 	}
 	for (const [field, label] of headerFields) {
-		const value = credentials[field];
-		if (typeof value !== 'string' || value === '') return `The credential's ${label} is empty`;
+		const value = keyAsSent(credentials[field]);
+		if (value === '') return `The credential's ${label} is empty`;
 		if (!HEADER_VALUE.test(value)) {
 			return `The credential's ${label} contains characters that cannot be sent in an HTTP header (line breaks, control or non-ASCII characters)`;
 		}
