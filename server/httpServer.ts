@@ -1,7 +1,10 @@
-// startReferenceServer: the server's state (catalog, store, data file, keys) behind Node's http module.
+// startReferenceServer: the server's state (catalog, store, data file, keys) behind Node's http module (https with a certificate).
 import { randomBytes } from 'crypto';
 import { createServer } from 'http';
-import type { IncomingMessage, Server, ServerResponse } from 'http';
+import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'http';
+import { createServer as createHttpsServer } from 'https';
+import type { Server as HttpsServer } from 'https';
+import { createSecureContext } from 'tls';
 import type { AddressInfo, Socket } from 'net';
 
 import { CatalogIndex, defaultCatalog, loadCatalogFile, validateCatalog } from './catalog';
@@ -21,7 +24,10 @@ import { createRequestHandler } from './requestHandler';
 import type { NativeAuth, ServerStats } from './requestHandler';
 import { message } from './responses';
 import type { NativeContext, StatusFilterForm } from './routeTable';
+import type { TlsCertificate } from './tls';
 import { send } from './transport';
+
+type Server = HttpServer | HttpsServer;
 
 export type { NativeAuth, ServerStats } from './requestHandler';
 
@@ -59,6 +65,8 @@ export interface ReferenceServerOptions {
 	requestTimeoutMs?: number;
 	// Test only: faults queued from the start (see server.faults).
 	faults?: Fault[];
+	// Serve https with this certificate and key (PEM; server/tls.ts reads files or makes a self-signed one).
+	tls?: TlsCertificate;
 }
 
 export interface ReferenceServer {
@@ -85,6 +93,8 @@ export interface ReferenceServer {
 	tornBytesIgnored: number;
 	// Why the data file's lock, left by a server that is gone, was judged stale and taken over (undefined if not).
 	staleLockTakenOver: string | undefined;
+	// TCP connections accepted so far (with https, whether or not their handshake then succeeded).
+	connectionsAccepted(): number;
 	close(): Promise<void>;
 }
 
@@ -173,14 +183,14 @@ function createHttpServer(options: ReferenceServerOptions, handle: (req: Incomin
 	const requestTimeout = stallMs;
 	// Node refuses a headers deadline later than the whole request's.
 	const headersTimeout = Math.min(requestTimeout, timeoutOption('headersTimeoutMs', options.headersTimeoutMs, DEFAULT_HEADERS_TIMEOUT_MS));
-	const server = createServer(
-		{ headersTimeout, requestTimeout, connectionsCheckingInterval: Math.min(1000, Math.max(10, Math.floor(headersTimeout / 4))) },
-		(req, res) => {
-			handle(req, res).catch((err: unknown) => serverError(res, err, stallMs));
-		},
-	);
+	const limits = { headersTimeout, requestTimeout, connectionsCheckingInterval: Math.min(1000, Math.max(10, Math.floor(headersTimeout / 4))) };
+	const listener = (req: IncomingMessage, res: ServerResponse) => {
+		handle(req, res).catch((err: unknown) => serverError(res, err, stallMs));
+	};
 	// No 'clientError' listener: Node's default answers malformed requests (400, 408, 431) and closes the socket.
-	return server;
+	if (!options.tls) return createServer(limits, listener);
+	// A client that never finishes the TLS handshake is dropped as one that never sends its headers.
+	return createHttpsServer({ ...limits, cert: options.tls.cert, key: options.tls.key, handshakeTimeout: headersTimeout }, listener);
 }
 
 async function listen(server: Server, port: number, host: string): Promise<number> {
@@ -219,8 +229,19 @@ function closer(server: Server, journal: JobJournal | undefined, lock: DataFileL
 	};
 }
 
+// A certificate that does not match its key (or is no certificate) stops the start before any state is taken.
+function checkTls(tls: TlsCertificate | undefined): void {
+	if (!tls) return;
+	try {
+		createSecureContext({ cert: tls.cert, key: tls.key });
+	} catch (err) {
+		throw new Error(`the TLS certificate and key cannot be used together: ${(err as Error).message}`);
+	}
+}
+
 export async function startReferenceServer(options: ReferenceServerOptions = {}): Promise<ReferenceServer> {
 	const host = options.host ?? '127.0.0.1';
+	checkTls(options.tls);
 	const state = await buildState(options);
 	const stats: ServerStats = { requests: 0, byRoute: {} };
 	const faults = new FaultInjector();
@@ -232,6 +253,9 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
 		maxDiscardBytes: options.maxDiscardBytes ?? MAX_DISCARD_BYTES, faults, stats, stallMs,
 	});
 	const server = createHttpServer(options, handler, stallMs);
+	// Counted at accept, before any TLS handshake: a client that refused the certificate has been counted already.
+	let connectionsAccepted = 0;
+	server.on('connection', () => connectionsAccepted++);
 	const close = closer(server, state.journal, state.lock);
 	const port = await listen(server, options.port ?? 0, host).catch(async (err: unknown) => {
 		await close();
@@ -239,7 +263,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
 	});
 	const urlHost = host.includes(':') ? `[${host}]` : host;
 	return {
-		url: `http://${urlHost}:${port}`,
+		url: `${options.tls ? 'https' : 'http'}://${urlHost}:${port}`,
 		host,
 		port,
 		relayApiKey: state.keys.relayApiKey,
@@ -255,6 +279,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
 		leftoversRemoved: state.leftoversRemoved,
 		tornBytesIgnored: state.tornBytes,
 		staleLockTakenOver: state.lock?.staleReason,
+		connectionsAccepted: () => connectionsAccepted,
 		close,
 	};
 }

@@ -25,4 +25,7 @@ export type { AppliedFault, Fault, FaultKind, FaultRequest } from './faults';
 export { DataFileError, JOURNAL_HEADER, loadDataFile, readDataFile, removeLeftoverTempFiles } from './dataFile';
 export { DEFAULT_COMPACT_SLACK_BYTES, journalFs } from './journal';
 export { parseArgs, runCli, USAGE } from './main';
+export type { CliOptions } from './main';
+export { altNames, certificateFolder, LOCAL_NAMES, openssl, readCertificate, selfSignedCertificate } from './tls';
+export type { MadeCertificate, TlsCertificate } from './tls';
 export { mulberry32 } from './random';

@@ -1,12 +1,14 @@
 // CLI: `node dist/server/main.js [flags]`. Prints exactly one line on stdout (the URL); everything else goes to stderr.
 import { startReferenceServer } from './httpServer';
 import type { ReferenceServer, ReferenceServerOptions } from './httpServer';
+import { LOCAL_NAMES, readCertificate, selfSignedCertificate } from './tls';
+import type { MadeCertificate, TlsCertificate } from './tls';
 
 export const USAGE =
 	'usage: main.js [--host 127.0.0.1] [--port 8080|0] [--catalog FILE] [--relay-api-key K] [--user-api-key U]\n' +
 	'               [--step-ms N] [--strict] [--data FILE] [--concurrency N] [--native-token T]\n' +
 	'               [--headers-timeout-ms N] [--request-timeout-ms N] [--max-jobs N] [--max-queued N]\n' +
-	'               [--max-stored-bytes N]';
+	'               [--max-stored-bytes N] [--tls-self-signed | --tls-cert FILE --tls-key FILE]';
 
 export class CliUsageError extends Error {}
 
@@ -33,8 +35,15 @@ function port(flag: string, value: string): number {
 	return n;
 }
 
+/** The server's options, and where its https certificate comes from (read or made when it starts). */
+export interface CliOptions extends ReferenceServerOptions {
+	tlsCertFile?: string;
+	tlsKeyFile?: string;
+	tlsSelfSigned?: boolean;
+}
+
 // What each flag with a value sets.
-const FLAGS: Record<string, (options: ReferenceServerOptions, value: string, flag: string) => void> = {
+const FLAGS: Record<string, (options: CliOptions, value: string, flag: string) => void> = {
 	'--host': (o, v) => (o.host = v),
 	'--port': (o, v, f) => (o.port = port(f, v)),
 	'--catalog': (o, v) => (o.catalog = v),
@@ -49,11 +58,25 @@ const FLAGS: Record<string, (options: ReferenceServerOptions, value: string, fla
 	'--max-jobs': (o, v, f) => (o.maxJobs = positiveInt(f, v, 1)),
 	'--max-queued': (o, v, f) => (o.maxQueued = positiveInt(f, v, 1)),
 	'--max-stored-bytes': (o, v, f) => (o.maxStoredBytes = positiveInt(f, v, 1)),
+	'--tls-cert': (o, v) => (o.tlsCertFile = v),
+	'--tls-key': (o, v) => (o.tlsKeyFile = v),
 };
 
+// Flags without a value.
+const SWITCHES: Record<string, (options: CliOptions) => void> = {
+	'--strict': (o) => (o.strict = true),
+	'--tls-self-signed': (o) => (o.tlsSelfSigned = true),
+};
+
+function checkTlsFlags(options: CliOptions): void {
+	const files = options.tlsCertFile !== undefined || options.tlsKeyFile !== undefined;
+	if (options.tlsSelfSigned && files) throw new CliUsageError('--tls-self-signed makes its own certificate: give it, or --tls-cert and --tls-key, not both');
+	if (files && (options.tlsCertFile === undefined || options.tlsKeyFile === undefined)) throw new CliUsageError('--tls-cert and --tls-key go together');
+}
+
 // Hand-written parser: `--flag value` or `--flag=value`; unknown flags and missing values are usage errors.
-export function parseArgs(argv: string[]): ReferenceServerOptions {
-	const options: ReferenceServerOptions = { port: 8080 };
+export function parseArgs(argv: string[]): CliOptions {
+	const options: CliOptions = { port: 8080 };
 	for (let i = 0; i < argv.length; i++) {
 		let flag = argv[i];
 		let value: string | undefined;
@@ -62,9 +85,9 @@ export function parseArgs(argv: string[]): ReferenceServerOptions {
 			value = flag.slice(eq + 1);
 			flag = flag.slice(0, eq);
 		}
-		if (flag === '--strict') {
-			if (value !== undefined) throw new CliUsageError('--strict takes no value');
-			options.strict = true;
+		if (Object.prototype.hasOwnProperty.call(SWITCHES, flag)) {
+			if (value !== undefined) throw new CliUsageError(`${flag} takes no value`);
+			SWITCHES[flag](options);
 			continue;
 		}
 		const set = Object.prototype.hasOwnProperty.call(FLAGS, flag) ? FLAGS[flag] : undefined;
@@ -76,14 +99,54 @@ export function parseArgs(argv: string[]): ReferenceServerOptions {
 		if (value === '') throw new CliUsageError(`${flag} needs a non-empty value`);
 		set(options, value, flag);
 	}
+	checkTlsFlags(options);
 	return options;
+}
+
+/** The names a self-signed certificate holds: the local ones, and the --host the server listens on unless a wildcard. */
+function certificateNames(host: string | undefined): string[] {
+	return host === undefined || host === '0.0.0.0' || host === '::' ? LOCAL_NAMES : [...LOCAL_NAMES, host];
+}
+
+/** The certificate the flags ask for: read from files, made now (self-signed), or none (http). */
+function certificateOf(options: CliOptions): { tls?: TlsCertificate; made?: MadeCertificate } {
+	if (options.tlsSelfSigned) {
+		const made = selfSignedCertificate({ names: certificateNames(options.host) });
+		return { tls: made, made };
+	}
+	if (options.tlsCertFile !== undefined && options.tlsKeyFile !== undefined) return { tls: readCertificate(options.tlsCertFile, options.tlsKeyFile) };
+	return {};
+}
+
+function tellTls(options: CliOptions, made: MadeCertificate | undefined, io: CliIo): void {
+	if (made) {
+		io.stderr(`https: a self-signed certificate for ${certificateNames(options.host).join(', ')}, made now: ${made.certFile} (removed when the server stops)`);
+		io.stderr(`  n8n accepts it with Ignore SSL Issues turned on in the credential, or trusts it when started with NODE_EXTRA_CA_CERTS=${made.certFile}`);
+	} else if (options.tlsCertFile !== undefined) {
+		io.stderr(`https: certificate ${options.tlsCertFile}`);
+	}
+}
+
+/** A made certificate lives as long as its server: its folder (the private key in it) goes when the server closes. */
+function withCertificateRemoved(server: ReferenceServer, made: MadeCertificate | undefined): ReferenceServer {
+	if (!made) return server;
+	const close = server.close;
+	return Object.assign(server, {
+		close: async () => {
+			try {
+				await close();
+			} finally {
+				made.remove();
+			}
+		},
+	});
 }
 
 export type CliResult = { code: number; server?: undefined } | { code?: undefined; server: ReferenceServer };
 
 // Starts the server from flags. Returns { code } when it could not start (2 = bad flags, 1 = startup error).
 export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<CliResult> {
-	let options: ReferenceServerOptions;
+	let options: CliOptions;
 	try {
 		options = parseArgs(argv);
 	} catch (err) {
@@ -93,13 +156,18 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<Cli
 		return { code: 2 };
 	}
 	let server: ReferenceServer;
+	let made: MadeCertificate | undefined;
 	try {
-		server = await startReferenceServer(options);
+		const certificate = certificateOf(options);
+		made = certificate.made;
+		server = withCertificateRemoved(await startReferenceServer({ ...options, tls: certificate.tls }), made);
 	} catch (err) {
+		made?.remove();
 		io.stderr(`error: ${(err as Error).message}`);
 		return { code: 1 };
 	}
 	io.stdout(server.url);
+	tellTls(options, made, io);
 	io.stderr(`job execution reference server listening on ${server.url}`);
 	if (server.staleLockTakenOver) io.stderr(`data file: took over a stale lock (${server.staleLockTakenOver})`);
 	io.stderr(`relay apiKey: ${server.relayApiKey}`);

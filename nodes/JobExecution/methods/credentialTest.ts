@@ -16,6 +16,7 @@ import { shortKeyProblem as shortKeysProblem } from '../../shared/redaction';
 import { settle } from '../../shared/settle';
 import type { CredentialType } from '../../shared/transport';
 import { displayHost, getConnection, NATIVE_CREDENTIAL, normalizeServiceUrl, RELAY_CREDENTIAL, urlFieldLabel } from '../../shared/transport';
+import { isTlsFailureCode } from '../../shared/transport/errors';
 
 /**
  * The credentials' Test button. n8n runs a credential type's declarative `test` through its own request helper,
@@ -97,6 +98,8 @@ export function testFailureMessage(error: unknown, credentialType: CredentialTyp
 	const code = String(error.httpCode ?? '');
 	const status = /^\d+$/.test(code) ? Number(code) : undefined;
 	if (status === undefined) {
+		// A certificate or handshake failure: its message already names what to change, and the service may well run.
+		if (isTlsFailureCode(code)) return `${error.message}.${error.description ? ` ${error.description}` : ''}`;
 		const what = code === 'DEADLINE' ? error.message : `Cannot reach ${host} (${code || 'no connection'})`;
 		return `${what}. Check the ${urlField} (with http:// or https://) and that the service is running.`;
 	}

@@ -43,13 +43,38 @@ export function parseRetryAfter(value: string, now = Date.now()): number | undef
 /** What a submit's error says whenever the job's fate is unknown. */
 export const MAY_HAVE_ACCEPTED = 'The service may have accepted the job: check the job list before resubmitting.';
 
-/** Failures that no retry can fix: certificates, and requests that cannot be built (bad header characters, URL). */
+/** How a certificate problem is fixed: trust its issuer, renew it, or address the service by a name it holds. */
+type CertificateFix = 'trust' | 'renew' | 'name';
+
+/** Node's codes for a certificate n8n does not accept, in words, with their fix. */
+const CERTIFICATE_PROBLEMS: Record<string, { what: string; fix: CertificateFix }> = {
+	DEPTH_ZERO_SELF_SIGNED_CERT: { what: 'self-signed certificate', fix: 'trust' },
+	SELF_SIGNED_CERT_IN_CHAIN: { what: 'self-signed certificate in its chain', fix: 'trust' },
+	UNABLE_TO_VERIFY_LEAF_SIGNATURE: { what: 'certificate signed by an authority n8n does not know', fix: 'trust' },
+	UNABLE_TO_GET_ISSUER_CERT_LOCALLY: { what: 'certificate signed by an authority n8n does not know', fix: 'trust' },
+	UNABLE_TO_GET_ISSUER_CERT: { what: 'certificate signed by an authority n8n does not know', fix: 'trust' },
+	CERT_UNTRUSTED: { what: 'certificate not trusted', fix: 'trust' },
+	CERT_SIGNATURE_FAILURE: { what: 'certificate with an invalid signature', fix: 'trust' },
+	CERT_HAS_EXPIRED: { what: 'expired certificate', fix: 'renew' },
+	CERT_NOT_YET_VALID: { what: 'certificate not valid yet', fix: 'renew' },
+	ERR_TLS_CERT_ALTNAME_INVALID: { what: 'certificate issued for another host name', fix: 'name' },
+};
+
+/** The credential's field that accepts any certificate, as the editor shows it. */
+export const IGNORE_SSL_FIELD = 'Ignore SSL Issues (Insecure)';
+
+/** A TLS handshake that failed for another reason than the certificate (an https URL on an http service, mostly). */
+const HANDSHAKE_CODES = new Set(['EPROTO', 'ERR_SSL_WRONG_VERSION_NUMBER']);
+
+/** Whether a network code is a certificate n8n refused, or a failed TLS handshake. */
+export function isTlsFailureCode(code: string): boolean {
+	return Object.prototype.hasOwnProperty.call(CERTIFICATE_PROBLEMS, code) || HANDSHAKE_CODES.has(code);
+}
+
+/** Failures that no retry can fix: certificates, TLS handshakes, and requests that cannot be built (bad header characters, URL). */
 const PERMANENT_CODES = new Set([
-	'CERT_HAS_EXPIRED',
-	'DEPTH_ZERO_SELF_SIGNED_CERT',
-	'SELF_SIGNED_CERT_IN_CHAIN',
-	'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-	'ERR_TLS_CERT_ALTNAME_INVALID',
+	...Object.keys(CERTIFICATE_PROBLEMS),
+	...HANDSHAKE_CODES,
 	'ERR_INVALID_CHAR',
 	'ERR_INVALID_HTTP_TOKEN',
 	'ERR_INVALID_URL',
@@ -179,8 +204,41 @@ function statusText(failure: Extract<Failure, { kind: 'status' }>, call: ApiCall
 	return { message: `Unexpected answer from the service (HTTP ${code})${fromService ? `: ${fromService}` : ''}`, description: mayExist ? MAY_HAVE_ACCEPTED : undefined };
 }
 
+/** The fix of a certificate problem, said in the message (short) and the description (how). */
+function certificateFix(fix: CertificateFix, connection: Connection): { short: string; how: string } {
+	const ignore = `turn on ${IGNORE_SSL_FIELD} in the credential`;
+	const ignoreHow = 'That setting accepts any certificate for this credential, so the connection is no longer protected against impostors.';
+	if (fix === 'renew') return { short: `renew the service's certificate, or ${ignore}`, how: ignoreHow };
+	if (fix === 'name') {
+		return { short: `set the credential's ${urlFieldLabel(connection.credentialType)} to a host name the certificate holds, or ${ignore}`, how: ignoreHow };
+	}
+	return {
+		short: `${ignore}, or make n8n trust your CA with NODE_EXTRA_CA_CERTS`,
+		how: `${ignoreHow} To trust a private certificate authority instead, start n8n with NODE_EXTRA_CA_CERTS set to the path of its certificate (a PEM file).`,
+	};
+}
+
+/** A certificate n8n refused, or a failed handshake: what the service presented and how to get past it. */
+function tlsText(failure: Extract<Failure, { kind: 'network' }>, call: ApiCall, connection: Connection) {
+	const host = displayHost(connection.baseUrl);
+	const notSent = call.intent === 'submit' ? ' The request never reached the service, so no job was submitted.' : '';
+	const problem = Object.prototype.hasOwnProperty.call(CERTIFICATE_PROBLEMS, failure.code) ? CERTIFICATE_PROBLEMS[failure.code] : undefined;
+	if (!problem) {
+		return {
+			message: `The https connection to the Job Execution service at ${host} failed before any request was sent (${failure.code})`,
+			description: `Check that the service serves https at this address: if it serves plain http, the credential's ${urlFieldLabel(connection.credentialType)} must start with http://.${notSent}`,
+		};
+	}
+	const fix = certificateFix(problem.fix, connection);
+	return {
+		message: `The Job Execution service at ${host} presented a certificate n8n does not trust (${problem.what}): ${fix.short}`,
+		description: `${fix.how}${notSent} (${failure.code})`,
+	};
+}
+
 function networkText(failure: Extract<Failure, { kind: 'network' }>, call: ApiCall, connection: Connection) {
 	const host = displayHost(connection.baseUrl);
+	if (failure.answered === undefined && isTlsFailureCode(failure.code)) return tlsText(failure, call, connection);
 	if (failure.answered !== undefined) {
 		return {
 			message: `The service at ${host} answered ${callSubject(call)} (HTTP ${failure.answered}), but the connection broke before its answer ended (${failure.code})`,
@@ -338,7 +396,9 @@ export function failureInWords(error: unknown): string {
 	const failure = typeof error === 'object' && error !== null ? failures.get(error)?.failure : undefined;
 	switch (failure?.kind) {
 		case 'network':
-			return failure.answered === undefined ? 'the service could not be reached' : 'the connection broke while the answer was read';
+			if (failure.answered !== undefined) return 'the connection broke while the answer was read';
+			if (Object.prototype.hasOwnProperty.call(CERTIFICATE_PROBLEMS, failure.code)) return `the service's certificate is not trusted (${CERTIFICATE_PROBLEMS[failure.code].what})`;
+			return HANDSHAKE_CODES.has(failure.code) ? 'the https handshake with the service failed' : 'the service could not be reached';
 		case 'deadline':
 			return 'the service did not answer in time';
 		case 'status':
