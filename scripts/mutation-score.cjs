@@ -1,0 +1,147 @@
+// Reads StrykerJS's report (reports/mutation/mutation.json), takes out the mutants recorded as equivalent
+// (test/mutation/equivalents.json, each with its reason), and judges each module against its threshold: the
+// mechanisms at 90 %, the shipped code as a whole at 85 %. Prints the score per file and module and every survivor
+// not triaged; exits 1 when a module that the report covers is below its threshold (with --strict, also when a
+// survivor is not triaged).
+// With UPDATE_DOCS=1 it writes the scores into docs/where-tested.md (block `mutation`).
+'use strict';
+const { execFileSync } = require('node:child_process');
+const { existsSync, readFileSync, writeFileSync } = require('node:fs');
+const { join, relative } = require('node:path');
+
+const ROOT = join(__dirname, '..');
+const REPORT = join(ROOT, 'reports/mutation/mutation.json');
+const EQUIVALENTS = join(ROOT, 'test/mutation/equivalents.json');
+const PAGE = join(ROOT, 'docs/where-tested.md');
+const WRITER = 'npm run test:mutation';
+
+/** The modules judged on their own (the mechanisms), by path prefix; the rest counts in the overall score only. */
+const MODULES = [
+	{ name: 'redaction', prefixes: ['nodes/shared/redaction'], threshold: 90 },
+	{ name: 'deadline clock', prefixes: ['nodes/shared/transport/deadlineClock.ts'], threshold: 90 },
+	{ name: 'list reader', prefixes: ['nodes/shared/transport/listReader.ts'], threshold: 90 },
+	{ name: 'errors', prefixes: ['nodes/shared/transport/errors.ts'], threshold: 90 },
+	{ name: 'transport (the rest)', prefixes: ['nodes/shared/transport/'], threshold: 90 },
+	{ name: 'adaptive limit', prefixes: ['nodes/shared/adaptiveLimit'], threshold: 90 },
+	{ name: 'data-file lock', prefixes: ['server/dataFileLock.ts'], threshold: 90 },
+];
+const OVERALL = 85;
+const DETECTED = new Set(['Killed', 'Timeout']);
+const UNDETECTED = new Set(['Survived', 'NoCoverage']);
+
+function moduleOf(file) {
+	return MODULES.find((module) => module.prefixes.some((prefix) => file.startsWith(prefix)));
+}
+
+/** The source line a mutant starts on, trimmed: how an equivalent is recognised when lines move. */
+function lineText(source, line) {
+	return (source.split('\n')[line - 1] ?? '').trim();
+}
+
+function isEquivalent(equivalents, file, mutant, source) {
+	const text = lineText(source, mutant.location.start.line);
+	return equivalents.some((entry) => entry.file === file && entry.mutator === mutant.mutatorName &&
+		entry.replacement === mutant.replacement && entry.line === text);
+}
+
+function tally(report, equivalents) {
+	const rows = new Map();
+	const survivors = [];
+	const used = new Set();
+	for (const [path, file] of Object.entries(report.files)) {
+		const name = relative(ROOT, join(ROOT, path)).split('\\').join('/');
+		const row = { file: name, detected: 0, undetected: 0, equivalent: 0 };
+		for (const mutant of file.mutants) {
+			if (DETECTED.has(mutant.status)) row.detected++;
+			else if (UNDETECTED.has(mutant.status)) {
+				const match = equivalents.findIndex((entry) => isEquivalent([entry], name, mutant, file.source));
+				if (match >= 0) { row.equivalent++; used.add(match); continue; }
+				row.undetected++;
+				survivors.push(`${name}:${mutant.location.start.line} ${mutant.mutatorName} → ${JSON.stringify(mutant.replacement ?? '')} (${mutant.status})`);
+			}
+		}
+		rows.set(name, row);
+	}
+	return { rows, survivors, unused: equivalents.filter((_entry, index) => !used.has(index)) };
+}
+
+function score(detected, undetected) {
+	const total = detected + undetected;
+	return total === 0 ? undefined : (100 * detected) / total;
+}
+
+function judge(rows) {
+	const lines = [];
+	let failed = false;
+	const sums = new Map(MODULES.map((module) => [module.name, { detected: 0, undetected: 0, files: 0 }]));
+	let all = { detected: 0, undetected: 0 };
+	for (const row of rows.values()) {
+		const module = moduleOf(row.file);
+		if (module) {
+			const sum = sums.get(module.name);
+			sum.detected += row.detected; sum.undetected += row.undetected; sum.files++;
+		}
+		all = { detected: all.detected + row.detected, undetected: all.undetected + row.undetected };
+	}
+	for (const module of MODULES) {
+		const sum = sums.get(module.name);
+		const value = score(sum.detected, sum.undetected);
+		if (value === undefined) continue;
+		const ok = value >= module.threshold;
+		failed ||= !ok;
+		lines.push(`| ${module.name} | ${sum.files} | ${sum.detected} / ${sum.detected + sum.undetected} | ${value.toFixed(1)} % | ${module.threshold} % | ${ok ? 'pass' : '**below**'} |`);
+	}
+	const overall = score(all.detected, all.undetected);
+	if (overall !== undefined) {
+		const ok = overall >= OVERALL;
+		failed ||= !ok;
+		lines.push(`| every mutated file | ${rows.size} | ${all.detected} / ${all.detected + all.undetected} | ${overall.toFixed(1)} % | ${OVERALL} % | ${ok ? 'pass' : '**below**'} |`);
+	}
+	return { lines, failed };
+}
+
+function writeDocs(table, fileLines, scope) {
+	const text = readFileSync(PAGE, 'utf8');
+	const start = `<!-- measured:mutation:start (written by ${WRITER}; edit outside the markers) -->`;
+	const end = '<!-- measured:mutation:end -->';
+	const from = text.indexOf(start);
+	const to = text.indexOf(end);
+	if (from === -1 || to < from) throw new Error(`${PAGE} has no block mutation written by ${WRITER}`);
+	const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+	const body = [
+		`Last run: ${new Date().toISOString().slice(0, 10)}, on ${commit}; ${scope}. A score is detected / (detected + undetected), after the mutants recorded as equivalent.`,
+		'',
+		'| module | files | detected | score | threshold | verdict |',
+		'|---|---|---|---|---|---|',
+		...table,
+		'',
+		'<details><summary>Per file</summary>',
+		'',
+		'| file | detected | undetected | equivalent |',
+		'|---|---|---|---|',
+		...fileLines,
+		'',
+		'</details>',
+	].join('\n');
+	writeFileSync(PAGE, `${text.slice(0, from + start.length)}\n${body}\n${text.slice(to)}`);
+}
+
+function main() {
+	if (!existsSync(REPORT)) {
+		console.error(`No report at ${relative(ROOT, REPORT)}: run \`npm run test:mutation\` first.`);
+		process.exit(2);
+	}
+	const report = JSON.parse(readFileSync(REPORT, 'utf8'));
+	const equivalents = existsSync(EQUIVALENTS) ? JSON.parse(readFileSync(EQUIVALENTS, 'utf8')) : [];
+	const { rows, survivors, unused } = tally(report, equivalents);
+	const fileLines = [...rows.values()].sort((a, b) => a.file.localeCompare(b.file))
+		.map((row) => `| ${row.file} | ${row.detected} | ${row.undetected} | ${row.equivalent} |`);
+	const { lines, failed } = judge(rows);
+	console.log(['| module | files | detected | score | threshold | verdict |', '|---|---|---|---|---|---|', ...lines].join('\n'));
+	if (survivors.length > 0) console.log(`\nSurvivors not triaged (${survivors.length}): kill each with a test at its rule's edge, or record it in test/mutation/equivalents.json with the reason.\n${survivors.join('\n')}`);
+	for (const entry of unused) console.log(`Equivalent no longer met (the code changed: review it): ${entry.file} ${entry.mutator} ${JSON.stringify(entry.line)}`);
+	if (process.env.UPDATE_DOCS === '1') writeDocs(lines, fileLines, process.env.MUTATION_SCOPE ?? `${rows.size} files`);
+	if (failed || (process.argv.includes('--strict') && survivors.length > 0)) process.exit(1);
+}
+
+main();
