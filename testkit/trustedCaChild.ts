@@ -27,12 +27,28 @@ export interface StepOutcome {
 	message?: string;
 }
 
+// Transpiled files are kept in the temp folder by the hash of their source: a second run skips the compiler.
 const BOOTSTRAP = `
-const ts = require('typescript');
 const fs = require('fs');
+const version = require('typescript/package.json').version;
+let ts;
+const path = require('path');
+const crypto = require('crypto');
+const cache = path.join(require('os').tmpdir(), 'job-execution-transpiled');
+fs.mkdirSync(cache, { recursive: true });
 require.extensions['.ts'] = (module, filename) => {
 	const source = fs.readFileSync(filename, 'utf8');
-	const { outputText } = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true }, fileName: filename });
+	const kept = path.join(cache, crypto.createHash('sha256').update(version + '\\0' + filename + '\\0' + source).digest('hex') + '.js');
+	let outputText;
+	try {
+		outputText = fs.readFileSync(kept, 'utf8');
+	} catch {
+		ts ??= require('typescript');
+		outputText = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true }, fileName: filename }).outputText;
+		const temp = kept + '.' + process.pid;
+		fs.writeFileSync(temp, outputText);
+		fs.renameSync(temp, kept);
+	}
 	module._compile(outputText, filename);
 };
 // '.ts' before '.json': "JobExecution.node" must resolve to the node's source, not to its codex file beside it.
