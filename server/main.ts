@@ -121,7 +121,7 @@ function certificateOf(options: CliOptions): { tls?: TlsCertificate; made?: Made
 function tellTls(options: CliOptions, made: MadeCertificate | undefined, io: CliIo): void {
 	if (made) {
 		io.stderr(`https: a self-signed certificate for ${certificateNames(options.host).join(', ')}, made now: ${made.certFile} (removed when the server stops)`);
-		io.stderr(`  n8n accepts it with Ignore SSL Issues turned on in the credential, or trusts it when started with NODE_EXTRA_CA_CERTS=${made.certFile}`);
+		io.stderr(`  n8n accepts it with Ignore SSL Issues (Insecure) turned on in the credential, or trusts it when started with NODE_EXTRA_CA_CERTS=${made.certFile}`);
 	} else if (options.tlsCertFile !== undefined) {
 		io.stderr(`https: certificate ${options.tlsCertFile}`);
 	}

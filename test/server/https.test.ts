@@ -61,7 +61,7 @@ describe('CLI TLS flags', () => {
 			expect(out).toEqual([`https://127.0.0.1:${server.port}`]);
 			certFile = /made now: (\S+cert\.pem) \(removed when the server stops\)/.exec(err.join('\n'))?.[1] ?? '';
 			expect(existsSync(certFile)).toBe(true);
-			expect(err.join('\n')).toContain(`Ignore SSL Issues turned on in the credential, or trusts it when started with NODE_EXTRA_CA_CERTS=${certFile}`);
+			expect(err.join('\n')).toContain(`Ignore SSL Issues (Insecure) turned on in the credential, or trusts it when started with NODE_EXTRA_CA_CERTS=${certFile}`);
 			expect(err.join('\n')).not.toContain('PRIVATE KEY');
 			// Trusted by its own file, as NODE_EXTRA_CA_CERTS makes n8n trust it; refused without it.
 			expect(await get(`${out[0]}/api/v1/jobs`, readFileSync(certFile, 'utf8'))).toBe(200);
