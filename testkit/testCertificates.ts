@@ -19,6 +19,11 @@ export interface TestCertificates {
 	leaf: TlsCertificate;
 	/** The same leaf served with the CA after it: SELF_SIGNED_CERT_IN_CHAIN unless the CA is trusted. */
 	leafWithChain: TlsCertificate;
+	/**
+	 * Signed by an intermediate CA the CA signed, served with the intermediate (the usual corporate chain):
+	 * UNABLE_TO_GET_ISSUER_CERT_LOCALLY unless the CA is trusted.
+	 */
+	viaIntermediate: TlsCertificate;
 	/** Signed by the CA, expired yesterday: CERT_HAS_EXPIRED once the CA is trusted. */
 	expired: TlsCertificate;
 	/** Signed by the CA for jobs.example.com only: ERR_TLS_CERT_ALTNAME_INVALID at 127.0.0.1 once the CA is trusted. */
@@ -28,15 +33,26 @@ export interface TestCertificates {
 
 const P256 = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
 
-/** A leaf for `names`, signed by the CA in `dir`, valid `days` days (-1: expired since yesterday). */
-function signedLeaf(dir: string, name: string, names: readonly string[], days: number, serial: number): TlsCertificate {
+const CA_EXTENSIONS = 'basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n';
+
+/**
+ * A certificate for `names` (a leaf; or a CA when `names` is 'ca'), signed by `issuer` (its .pem and .key in `dir`),
+ * valid `days` days (-1: expired since yesterday).
+ */
+function signed(dir: string, name: string, names: readonly string[] | 'ca', days: number, serial: number, issuer = 'ca'): TlsCertificate {
 	openssl(['req', ...P256, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`], dir);
-	writeFileSync(join(dir, `${name}.ext`), `subjectAltName=${altNames(names)}\nbasicConstraints=CA:FALSE\n`);
+	writeFileSync(join(dir, `${name}.ext`), names === 'ca' ? CA_EXTENSIONS : `subjectAltName=${altNames(names)}\nbasicConstraints=CA:FALSE\n`);
 	openssl(
-		['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-set_serial', String(serial), '-days', String(days), '-extfile', `${name}.ext`, '-out', `${name}.pem`],
+		['x509', '-req', '-in', `${name}.csr`, '-CA', `${issuer}.pem`, '-CAkey', `${issuer}.key`, '-set_serial', String(serial), '-days', String(days), '-extfile', `${name}.ext`, '-out', `${name}.pem`],
 		dir,
 	);
 	return { cert: readFileSync(join(dir, `${name}.pem`), 'utf8'), key: readFileSync(join(dir, `${name}.key`), 'utf8') };
+}
+
+function viaIntermediate(dir: string): TlsCertificate {
+	const intermediate = signed(dir, 'intermediate', 'ca', 2, 4);
+	const leaf = signed(dir, 'corporate', LOCAL_NAMES, 2, 5, 'intermediate');
+	return { cert: `${leaf.cert}${intermediate.cert}`, key: leaf.key };
 }
 
 export function makeTestCertificates(): TestCertificates {
@@ -48,15 +64,16 @@ export function makeTestCertificates(): TestCertificates {
 			['req', '-x509', ...P256, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=Job Execution test CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'],
 			dir,
 		);
-		const leaf = signedLeaf(dir, 'leaf', LOCAL_NAMES, 2, 1);
+		const leaf = signed(dir, 'leaf', LOCAL_NAMES, 2, 1);
 		const ca = readFileSync(join(dir, 'ca.pem'), 'utf8');
 		return {
 			selfSigned: { cert: selfSigned.cert, key: selfSigned.key, certFile: selfSigned.certFile },
 			caFile: join(dir, 'ca.pem'),
 			leaf,
 			leafWithChain: { cert: `${leaf.cert}${ca}`, key: leaf.key },
-			expired: signedLeaf(dir, 'expired', LOCAL_NAMES, -1, 2),
-			otherName: signedLeaf(dir, 'other', ['jobs.example.com'], 2, 3),
+			viaIntermediate: viaIntermediate(dir),
+			expired: signed(dir, 'expired', LOCAL_NAMES, -1, 2),
+			otherName: signed(dir, 'other', ['jobs.example.com'], 2, 3),
 			remove: () => {
 				selfSigned.remove();
 				folder.remove();

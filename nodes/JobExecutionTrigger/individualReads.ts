@@ -40,6 +40,8 @@ export async function readIndividually(context: IPollFunctions, connection: Reso
 			reads.notFound.push(id);
 			continue;
 		}
+		// Each read's limit is what is left of the reads' own budget, never the call's: its wall ceiling (three times
+		// that) stays inside the poll's, as readsEnd is never past the poll's deadline.
 		const read = await settle(Promise.resolve().then(() => apiRequest.call(context, connection, readJobCall(id), { deadline: readsEnd })));
 		if (read.ok && isPlainObject(read.value.body)) {
 			reads.individual.push(read.value.body as JobSnapshot);

@@ -5,9 +5,11 @@
  * test CA trusted through NODE_EXTRA_CA_CERTS (read by Node at start only, so in a child process) the paths work with
  * the field off, and an expired certificate or one for another name is named as such.
  */
-import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
 
-import { transportTiming } from '../../nodes/shared/transport';
+import { failureInWords, listCall, transportTiming } from '../../nodes/shared/transport';
+import { classifyFailure, toNodeApiError } from '../../nodes/shared/transport/errors';
+import type { Failure } from '../../nodes/shared/transport/errors';
 import { runActionNode, testCredentialAsN8nDoes } from '../../testkit/engine';
 import type { CredentialsMap, RunNodeResult } from '../../testkit/engine';
 import { advanceWhileWaiting, INTERFACES, SALES, SECRETS, startFixture } from '../../testkit/fixtures';
@@ -129,6 +131,7 @@ describe('each certificate problem a client without the CA meets, named (Get, na
 		['a self-signed certificate', 'selfSigned', 'self-signed certificate', 'DEPTH_ZERO_SELF_SIGNED_CERT'],
 		['a leaf of an unknown CA, served alone', 'leaf', 'certificate signed by an authority n8n does not know', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE'],
 		['a leaf served with its unknown CA', 'leafWithChain', 'self-signed certificate in its chain', 'SELF_SIGNED_CERT_IN_CHAIN'],
+		['a leaf served with an intermediate of an unknown CA', 'viaIntermediate', 'certificate signed by an authority n8n does not know', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY'],
 	] as const)('%s (%s) → "… does not trust (%s): turn on Ignore SSL Issues …" (%s)', async (_name, which, what, code) => {
 		const fx = await startFixture('native', { tls: certs[which] });
 		try {
@@ -164,12 +167,32 @@ describe('each certificate problem a client without the CA meets, named (Get, na
 	});
 });
 
+describe('certificate codes these tests cannot make a server produce (a certificate not valid yet, a bad signature)', () => {
+	const node = { id: 'n', name: 'Job Execution', type: 'x', typeVersion: 1, position: [0, 0], parameters: {} } as INode;
+	const connection = { credentialType: 'jobExecutionRelayApi' as const, baseUrl: 'https://jobs.example.com' };
+	test.each([
+		['CERT_NOT_YET_VALID', "certificate not valid yet): renew the service's certificate, or turn on Ignore SSL Issues (Insecure) in the credential"],
+		['UNABLE_TO_GET_ISSUER_CERT', 'certificate signed by an authority n8n does not know): turn on Ignore SSL Issues (Insecure) in the credential, or make n8n trust your CA with NODE_EXTRA_CA_CERTS'],
+		['CERT_UNTRUSTED', 'certificate not trusted): turn on Ignore SSL Issues (Insecure) in the credential, or make n8n trust your CA with NODE_EXTRA_CA_CERTS'],
+		['CERT_SIGNATURE_FAILURE', 'certificate with an invalid signature): turn on Ignore SSL Issues (Insecure) in the credential, or make n8n trust your CA with NODE_EXTRA_CA_CERTS'],
+		['ERR_TLS_CERT_ALTNAME_INVALID', "certificate issued for another host name): set the credential's Relay URL to a host name the certificate holds, or turn on Ignore SSL Issues (Insecure) in the credential"],
+	])('%s → "… does not trust (%s", never retried, no job', (code, words) => {
+		const failure: Failure = { kind: 'network', code, detail: '' };
+		const error = toNodeApiError(node, failure, listCall('active'), connection, []);
+		expect(error.message).toBe(`The Job Execution service at jobs.example.com presented a certificate n8n does not trust (${words}`);
+		expect(failureInWords(error)).toMatch(/^the service's certificate is not trusted \(/);
+		expect(classifyFailure(failure, 'readJob').retry).toBe(false);
+		expect(classifyFailure(failure, 'submit')).toEqual({ retry: false, mayHaveAccepted: false });
+	});
+});
+
 describe('with the test CA trusted (NODE_EXTRA_CA_CERTS, in a child process), Ignore SSL Issues off', () => {
-	test('the credential tests, Submit + Wait, Get Many, the Job ID list and the trigger work; an expired certificate and one for another name are named', async () => {
+	test('the credential tests (a chain through an intermediate too), Submit + Wait, Get Many, the Job ID list and the trigger work; an expired certificate and one for another name are named', async () => {
 		const native = await startFixture('native', { tls: certs.leaf });
 		const relay = await startFixture('relay', { tls: certs.leaf });
 		const expired = await startFixture('relay', { tls: certs.expired });
 		const otherName = await startFixture('native', { tls: certs.otherName });
+		const corporate = await startFixture('native', { tls: certs.viaIntermediate });
 		const stop = advanceWhileWaiting(native.clock, 1000);
 		try {
 			const submitted = await runActionNode({ credentials: ignoringSslIssues(relay.credentials), parameters: action(relay, { operation: 'submit', ...relay.flow(SALES), runProfileName: 'default' }) });
@@ -185,11 +208,14 @@ describe('with the test CA trusted (NODE_EXTRA_CA_CERTS, in a child process), Ig
 					{ kind: 'trigger', parameters: { authentication: relay.authentication, startFrom: 'existing' }, credentials: relay.credentials },
 					{ kind: 'action', parameters: action(expired, { operation: 'get', jobId: 'job-1' }), credentials: expired.credentials },
 					{ kind: 'credentialTest', type: 'jobExecutionApi', data: otherName.credentials.jobExecutionApi },
+					{ kind: 'credentialTest', type: 'jobExecutionApi', data: corporate.credentials.jobExecutionApi },
 				],
 				certs.caFile,
 			);
-			const [nativeTest, relayTest, waited, many, listed, events, expiredGet, otherNameTest] = outcomes;
+			const [nativeTest, relayTest, waited, many, listed, events, expiredGet, otherNameTest, corporateTest] = outcomes;
 			expect(nativeTest).toMatchObject({ status: 'OK' });
+			// A chain through an intermediate the service sends: the root alone is trusted.
+			expect(corporateTest).toMatchObject({ status: 'OK' });
 			expect(relayTest).toMatchObject({ status: 'OK' });
 			expect(waited.error).toBeUndefined();
 			expect(waited.items?.[0]).toMatchObject({ executionStatus: 'COMPLETED' });
@@ -210,7 +236,7 @@ describe('with the test CA trusted (NODE_EXTRA_CA_CERTS, in a child process), Ig
 			expect([expired.server.stats.requests, otherName.server.stats.requests]).toEqual([0, 0]);
 		} finally {
 			stop();
-			await Promise.all([native, relay, expired, otherName].map((fx) => fx.server.close()));
+			await Promise.all([native, relay, expired, otherName, corporate].map((fx) => fx.server.close()));
 		}
 	});
 });

@@ -4,6 +4,8 @@
  * by the pending sleep; a closed clock leaves no timer behind. n8n's `sleep` is setTimeout underneath, so jest's
  * fake timers drive it.
  */
+import fc from 'fast-check';
+
 import { AttemptStop, DeadlineClock, wallCeiling } from '../../nodes/shared/transport';
 
 beforeEach(() => jest.useFakeTimers({ now: 1_000_000 }));
@@ -175,4 +177,80 @@ test('however busy n8n is, a deadline fires at its wall ceiling: three times its
 	await advance(1);
 	expect(late).toHaveBeenCalledTimes(1);
 	expect(wallCeiling.factor).toBe(3);
+});
+
+/** A loop idle `idleShare` of the time since `from` (the rest is other work of n8n): waiting time at that rate. */
+function partlyIdle(idleShare: number, from = Date.now()): () => number {
+	return () => Math.floor((Date.now() - from) * idleShare);
+}
+
+test.each([
+	['90 % busy', 0.1],
+	['99.9 % busy (the clock wakes to almost no waiting each time)', 0.001],
+])('however busy n8n is, and though its loop waits now and then (%s), a deadline fires at its wall ceiling, not a wake later', async (_name, idleShare) => {
+	// Each wake finds a little waited and sleeps for the rest: those sleeps must stop at the ceiling, not pass it.
+	const clock = new DeadlineClock(Date.now, partlyIdle(idleShare));
+	const start = Date.now();
+	let firedAt: number | undefined;
+	clock.add(1000, () => (firedAt = Date.now()));
+	await advance(1000 * wallCeiling.factor - 1);
+	expect(firedAt).toBeUndefined();
+	await advance(2000);
+	expect(firedAt! - start).toBe(1000 * wallCeiling.factor);
+});
+
+describe("an attempt's ceiling is capped by its call's and its poll's", () => {
+	test('an attempt added one tick before the ceiling it is given fires at that ceiling, however busy the loop', async () => {
+		const clock = new DeadlineClock(Date.now, () => 0);
+		const start = Date.now();
+		let firedAt: number | undefined;
+		clock.add(1000, () => (firedAt = Date.now()), start + 1);
+		await advance(0);
+		expect(firedAt).toBeUndefined();
+		await advance(1);
+		expect(firedAt! - start).toBe(1);
+	});
+
+	test('on a quiet loop, a ceiling before the limit ends the attempt at the ceiling; one past three limits changes nothing', async () => {
+		const clock = quietClock();
+		const start = Date.now();
+		const fired: Array<[string, number]> = [];
+		clock.add(1000, () => fired.push(['capped', Date.now() - start]), start + 400);
+		clock.add(1000, () => fired.push(['uncapped', Date.now() - start]), start + 10_000);
+		await advance(5000);
+		expect(fired).toEqual([
+			['capped', 400],
+			['uncapped', 1000],
+		]);
+	});
+
+	test('a ceiling already passed fires at the next turn of the clock', async () => {
+		const clock = new DeadlineClock(Date.now, () => 0);
+		const late = jest.fn();
+		clock.add(1000, late, Date.now() - 5);
+		await advance(0);
+		expect(late).toHaveBeenCalledTimes(1);
+	});
+
+	test('generated: whatever the loop waits and whatever ceiling it is given, a deadline fires once it waited its limit or at the earlier ceiling, never past it', async () => {
+		// The model (docs/guarantees.md, "Deadlines"): due once `limit` was waited, or at min(3 × limit, the ceiling given).
+		await fc.assert(
+			fc.asyncProperty(fc.integer({ min: 1, max: 2000 }), fc.double({ min: 0, max: 1, noNaN: true }), fc.integer({ min: 0, max: 8000 }), async (limit, idleShare, capAfter) => {
+				const start = Date.now();
+				const clock = new DeadlineClock(Date.now, partlyIdle(idleShare, start));
+				const fired: number[] = [];
+				clock.add(limit, () => fired.push(Date.now() - start), start + capAfter);
+				const ceiling = Math.min(limit * wallCeiling.factor, capAfter);
+				await advance(ceiling + 1);
+				expect(fired).toHaveLength(1);
+				const [at] = fired;
+				expect(at).toBeLessThanOrEqual(ceiling);
+				expect(at >= ceiling || Math.floor(at * idleShare) >= limit).toBe(true);
+				expect(at).toBeGreaterThanOrEqual(Math.min(limit, ceiling));
+				await advance(limit * 4);
+				expect(fired).toHaveLength(1);
+			}),
+			{ seed: 48, numRuns: 60 },
+		);
+	});
 });

@@ -46,6 +46,11 @@ export function waitedAtStart(startedAt: number, waited: () => number, now = Dat
  */
 export const wallCeiling = { factor: 3 };
 
+/** The wall time (epoch ms) by which a bound of `limitMs` begun at `startedAt` ends, however busy n8n is. */
+export function wallCeilingAt(startedAt: number, limitMs: number): number {
+	return startedAt + limitMs * wallCeiling.factor;
+}
+
 /** The reason every late attempt aborts its signal with: abort() without one builds a DOMException and its stack. */
 const ATTEMPT_OVER = new Error('the attempt is over');
 
@@ -85,7 +90,7 @@ export class AttemptStop implements StopNotice {
 interface Deadline {
 	/** The earliest wall time (epoch ms) it could be due: waiting time never runs faster than the wall clock. */
 	at: number;
-	/** The latest wall time (epoch ms) it can be due: wallCeiling.factor times its limit after it was added. */
+	/** The latest wall time (epoch ms) it can be due: wallCeiling.factor times its limit after it was added, or the ceiling it was given. */
 	ceiling: number;
 	/** Waiting time it allows, and the waiting time counted when it was added. */
 	limitMs: number;
@@ -111,10 +116,15 @@ export class DeadlineClock {
 		readonly waited: () => number = loopWaitedMs,
 	) {}
 
-	/** Calls `late` once `limitMs` of waiting time (or wallCeiling.factor times it in wall time) have passed, unless `finish` comes first. */
-	add(limitMs: number, late: () => void): Deadline {
+	/**
+	 * Calls `late` once `limitMs` of waiting time (or wallCeiling.factor times it in wall time) have passed, unless
+	 * `finish` comes first; never past `ceilingAt` (epoch ms), the wall ceiling of the call and poll the attempt is
+	 * part of: an attempt started just before its call's ceiling ends at the call's ceiling, not three limits later.
+	 */
+	add(limitMs: number, late: () => void, ceilingAt = Infinity): Deadline {
 		const now = this.now();
-		const entry = { at: now + limitMs, ceiling: now + limitMs * wallCeiling.factor, limitMs, waitedAtStart: this.waited(), late, done: false };
+		const ceiling = Math.min(wallCeilingAt(now, limitMs), ceilingAt);
+		const entry = { at: Math.min(now + limitMs, ceiling), ceiling, limitMs, waitedAtStart: this.waited(), late, done: false };
 		this.entries.push(entry);
 		if (entry.at < this.wakeAt) this.schedule(entry.at);
 		return entry;

@@ -22,7 +22,7 @@ import {
 	sizeInWords,
 } from './answer';
 import type { ReadOutcome } from './answer';
-import { AttemptStop, DeadlineClock, waitedAtStart as waitedAtStartOf, wallCeiling } from './deadlineClock';
+import { AttemptStop, DeadlineClock, waitedAtStart as waitedAtStartOf, wallCeilingAt } from './deadlineClock';
 import type { StopNotice } from './deadlineClock';
 import { readListAnswer } from './listReader';
 import type { Failure } from './errors';
@@ -36,7 +36,7 @@ export * from './requestBuilders';
 export * from './serviceCredentials';
 export * from './answer';
 export * from './listReader';
-export { AttemptStop, DeadlineClock, wallCeiling } from './deadlineClock';
+export { AttemptStop, DeadlineClock, wallCeiling, wallCeilingAt } from './deadlineClock';
 export { failureInWords, isRetryableError, retryAfterMs } from './errors';
 
 export type ApiContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions;
@@ -212,7 +212,7 @@ const LATE: Attempt = { failure: { kind: 'deadline', seconds: 0 } };
  * the request and the reading of its body are doing; both stop (the reader at once, the request where n8n lets its
  * signal through). The clock stops once the answer's last byte is in: believing it is the node's own work.
  */
-async function attemptOnce(context: ApiContext, connection: ResolvedConnection, call: ApiCall, limitMs: number, clock: DeadlineClock): Promise<Attempt> {
+async function attemptOnce(context: ApiContext, connection: ResolvedConnection, call: ApiCall, limitMs: number, clock: DeadlineClock, ceilingAt: number): Promise<Attempt> {
 	const stop = new AttemptStop();
 	const helperTimeoutMs = limitMs + transportTiming.helperMarginMs;
 	// A new object per attempt (buildRequest builds one), completed in place rather than copied.
@@ -232,10 +232,14 @@ async function attemptOnce(context: ApiContext, connection: ResolvedConnection, 
 	if (!('getExecutionCancelSignal' in context)) request.abortSignal = stop.signal;
 	const sentAt = Date.now();
 	return await new Promise<Attempt>((resolve) => {
-		const deadline = clock.add(limitMs, () => {
-			stop.stop();
-			resolve(LATE);
-		});
+		const deadline = clock.add(
+			limitMs,
+			() => {
+				stop.stop();
+				resolve(LATE);
+			},
+			ceilingAt,
+		);
 		const bytesIn = () => clock.finish(deadline);
 		const ended = (attempt: Attempt) => {
 			clock.finish(deadline);
@@ -249,18 +253,21 @@ async function attemptOnce(context: ApiContext, connection: ResolvedConnection, 
 	});
 }
 
-/** An attempt sent when the connection's pace (if any) gives it a slot, and whose outcome the pace hears of. */
-async function pacedAttempt(context: ApiContext, connection: ResolvedConnection, call: ApiCall, limitMs: number, clock: DeadlineClock, endAt?: number): Promise<Attempt> {
+/**
+ * An attempt sent when the connection's pace (if any) gives it a slot, and whose outcome the pace hears of. It ends by
+ * `ceilingAt`, its call's wall ceiling (withRetries), and is not sent once that passed while it waited for a slot.
+ */
+async function pacedAttempt(context: ApiContext, connection: ResolvedConnection, call: ApiCall, limitMs: number, clock: DeadlineClock, endAt: number | undefined, ceilingAt: number): Promise<Attempt> {
 	const pace = connection.pace;
-	if (!pace) return await attemptOnce(context, connection, call, limitMs, clock);
+	if (!pace) return await attemptOnce(context, connection, call, limitMs, clock, ceilingAt);
 	// A free slot is taken at once; only a request that must wait for one awaits it.
 	const ticket = pace.takeNow() ?? (await pace.slot());
 	if (!ticket) return { failure: { kind: 'network', code: 'ABORTED', detail: '' } };
 	// Waiting for a slot is n8n's own queueing: it takes nothing from the attempt, only from an end the caller set.
-	const limit = endAt === undefined ? limitMs : Math.min(limitMs, endAt - Date.now());
+	const limit = Date.now() >= ceilingAt ? 0 : endAt === undefined ? limitMs : Math.min(limitMs, endAt - Date.now());
 	let heard: Parameters<RequestPace['answered']> = [ticket, 'neutral'];
 	try {
-		const outcome = limit > 0 ? await attemptOnce(context, connection, call, limit, clock) : LATE;
+		const outcome = limit > 0 ? await attemptOnce(context, connection, call, limit, clock, ceilingAt) : LATE;
 		const failure = outcome.failure;
 		if (limit > 0) heard = [ticket, answerSignal(failure), failure?.kind === 'status' ? failure.retryAfterMs : undefined];
 		return outcome;
@@ -378,16 +385,19 @@ async function withRetries(context: ApiContext, connection: ResolvedConnection, 
 	const shared = options.startedAt !== undefined && options.deadline !== undefined;
 	const budget = shared ? Math.min((options.deadline as number) - started, transportTiming.callMs) : Math.min((options.deadline ?? Infinity) - Date.now(), transportTiming.callMs);
 	const waitedAtStart = shared ? waitedAtStartOf(started, clock.waited) : clock.waited();
-	const ceilingAt = started + budget * wallCeiling.factor;
+	// The run's ceiling is the run's (a shared bound's is its poll's): every attempt ends by it, however late it starts.
+	const ceilingAt = wallCeilingAt(started, budget);
 	for (let attempt = 0; ; attempt++) {
 		// A call's first attempt has its whole budget (no time has passed since it was counted); a shared bound's is counted.
-		const left = attempt === 0 && !shared ? budget : Date.now() < ceilingAt ? budget - (clock.waited() - waitedAtStart) : 0;
-		const outcome = left > 0 ? await pacedAttempt(context, connection, call, Math.min(left, transportTiming.attemptMs), clock, options.deadline) : LATE;
+		const left = Date.now() >= ceilingAt ? 0 : attempt === 0 && !shared ? budget : budget - (clock.waited() - waitedAtStart);
+		const outcome = left > 0 ? await pacedAttempt(context, connection, call, Math.min(left, transportTiming.attemptMs), clock, options.deadline, ceilingAt) : LATE;
 		if (outcome.response) return outcome.response;
 		// A deadline failure reports the time spent since the bound began (this call, or the poll it is part of).
 		const failure: Failure =
 			outcome.failure.kind === 'deadline' ? { kind: 'deadline', seconds: seconds(Date.now() - started) } : outcome.failure;
-		const delay = nextDelay(failure, call, attempt, budget - (clock.waited() - waitedAtStart), options.singleAttempt !== true);
+		// A delay is slept in wall time: it must end before the ceiling, as well as within the waiting time left.
+		const room = Math.min(budget - (clock.waited() - waitedAtStart), ceilingAt - Date.now());
+		const delay = nextDelay(failure, call, attempt, room, options.singleAttempt !== true);
 		if (delay === undefined || cancelled(context)) {
 			throw toNodeApiError(context.getNode(), failure, call, connection, connection.secrets, options.itemIndex);
 		}
