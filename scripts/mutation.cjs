@@ -1,6 +1,6 @@
 // `npm run test:mutation [-- --mutate <file or glob> …]`: StrykerJS over the shipped code (stryker.config.mjs), or over
 // the files named, then scripts/mutation-score.cjs judges the report per module. Stryker's incremental record
-// (test/mutation/stryker-incremental.json) makes a rerun test again only the mutants whose code or tests changed.
+// (incrementalFile in stryker.config.mjs) makes a rerun test again only the mutants whose code or tests changed.
 // `--changed-since <rev>` mutates only the shipped files changed since that commit (nothing to do: exit 0).
 'use strict';
 const { execFileSync, spawnSync } = require('node:child_process');
