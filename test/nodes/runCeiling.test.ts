@@ -112,8 +112,8 @@ function heldAt(offset: number): void {
  * Real time passes (sockets and timers do their work) while the held clock stands still, until `done`; a hang bound
  * far from any real duration fails the test instead of hanging it.
  */
-async function until(done: () => boolean, what: string): Promise<void> {
-	const giveUpAt = performance.now() + 15_000;
+async function until(done: () => boolean, what: string, hangMs = 15_000): Promise<void> {
+	const giveUpAt = performance.now() + hangMs;
 	while (!done()) {
 		if (performance.now() > giveUpAt) throw new Error(`never: ${what}`);
 		await new Promise((resolve) => setTimeout(resolve, 5));
@@ -133,28 +133,56 @@ function tracked<T>(run: Promise<T>): { settled: () => boolean; endedAt: () => n
 	return { settled: () => endedAt !== undefined, endedAt: () => endedAt, outcome };
 }
 
-test('Get: an attempt started one tick before its call’s ceiling ends at the call’s ceiling, not three limits later', async () => {
-	const server = await heldServer(({ response }, index) => index > 0 && endlessBody(response));
-	try {
-		const run = tracked(runActionNode({ credentials: credentials(server.url), parameters: { resource: 'job', operation: 'get', jobId: JOB } }));
-		await until(() => server.requests.length === 1, 'the first request');
-		// The first answer is a 503 that comes one tick before the ceiling; the retry (no delay) gets a body that never ends.
-		heldAt(CEILING_MS - 1);
-		answer503(server.requests[0].response);
-		await until(() => server.requests.length === 2, 'the retry');
-		expect(server.requests.map((request) => request.at - START)).toEqual([0, CEILING_MS - 1]);
-		await whileHeld(300);
-		expect(run.settled()).toBe(false);
-		heldAt(CEILING_MS);
-		await until(run.settled, 'the end of the run at the ceiling');
-		expect(run.endedAt()! - START).toBe(CEILING_MS);
-		const result = await run.outcome;
-		expect(result.error?.message).toMatch(new RegExp(`^No complete answer from the service at 127\\.0\\.0\\.1:\\d+ for job ${JOB} within 3 s$`));
-		expect(server.requests).toHaveLength(2);
-	} finally {
-		await server.close();
-	}
-});
+/** Where the edge lies: the limits, and the held times of the 503s that keep each attempt going until the last starts one tick before the ceiling. */
+interface Edge {
+	attemptMs: number;
+	callMs: number;
+	answersAt: number[];
+}
+
+const EDGES: Array<[string, Edge]> = [
+	['scaled (1 s per attempt and per call, a 3 s ceiling)', { attemptMs: 1000, callMs: 1000, answersAt: [2999] }],
+	// Each 503 comes one tick before its attempt's own ceiling (three times 20 s): the fourth attempt starts at 179.997 s.
+	['full scale (20 s per attempt, 60 s per call, a 180 s ceiling)', { attemptMs: 20_000, callMs: 60_000, answersAt: [59_999, 119_998, 179_997] }],
+];
+
+test.each(EDGES)(
+	'%s: a Get and a trigger poll whose last attempt starts just before the ceiling end at the ceiling, not three of its limits later',
+	async (_scale, { attemptMs, callMs, answersAt }) => {
+		Object.assign(transportTiming, { attemptMs, callMs });
+		const ceilingMs = callMs * wallCeiling.factor;
+		// Each server holds its first answers for the test; the last attempt gets a body that never ends.
+		const servers = await Promise.all([0, 1].map(async () => await heldServer(({ response }, index) => index === answersAt.length && endlessBody(response))));
+		try {
+			const [get, poll] = [
+				tracked(runActionNode({ credentials: credentials(servers[0].url), parameters: { resource: 'job', operation: 'get', jobId: JOB } })),
+				tracked(createPoller({ authentication: 'jobExecutionApi' }, credentials(servers[1].url)).poll()),
+			];
+			const received = (count: number) => () => servers.every((server) => server.requests.length === count);
+			await until(received(1), 'the first requests');
+			for (const [index, at] of answersAt.entries()) {
+				heldAt(at);
+				for (const server of servers) answer503(server.requests[index].response);
+				await until(received(index + 2), `attempt ${index + 2}`);
+			}
+			for (const server of servers) expect(server.requests.map((request) => request.at - START)).toEqual([0, ...answersAt]);
+			expect(servers[1].requests.every((request) => request.target.startsWith('/api/v1/jobs?filter=active'))).toBe(true);
+			await whileHeld(300);
+			expect([get.settled(), poll.settled()]).toEqual([false, false]);
+			heldAt(ceilingMs);
+			// The deadline clock sleeps in real time until its first attempt's limit: it looks at the held clock then.
+			await until(() => get.settled() && poll.settled(), 'the end of both runs at the ceiling', attemptMs + 15_000);
+			expect([get.endedAt()! - START, poll.endedAt()! - START]).toEqual([ceilingMs, ceilingMs]);
+			const seconds = ceilingMs / 1000;
+			expect((await get.outcome).error?.message).toMatch(new RegExp(`^No complete answer from the service at 127\\.0\\.0\\.1:\\d+ for job ${JOB} within ${seconds} s$`));
+			await expect(poll.outcome).rejects.toThrow(new RegExp(`^No complete answer from the service at 127\\.0\\.0\\.1:\\d+ for the active job list within ${seconds} s$`));
+			for (const server of servers) expect(server.requests).toHaveLength(answersAt.length + 1);
+		} finally {
+			await Promise.all(servers.map(async (server) => await server.close()));
+		}
+	},
+	60_000,
+);
 
 test('Get: a retry whose delay would end at the call’s ceiling is not made: the call fails at once with the service’s answer', async () => {
 	transportTiming.retryDelaysMs = [1, 1, 1];
@@ -176,32 +204,7 @@ test('Get: a retry whose delay would end at the call’s ceiling is not made: th
 
 describe('a trigger poll', () => {
 	const list = (response: ServerResponse, jobs: unknown[] = []) => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(jobs));
-	const isList = (request: Received) => request.target.startsWith('/api/v1/jobs?');
 	const isRead = (request: Received) => request.target === `/api/v1/jobs/${JOB}`;
-
-	test('a list attempt started one tick before the poll’s ceiling ends at the poll’s ceiling', async () => {
-		const server = await heldServer(({ response }, index) => index > 0 && endlessBody(response));
-		try {
-			const poller = createPoller({ authentication: 'jobExecutionApi' }, credentials(server.url));
-			const run = tracked(poller.poll());
-			await until(() => server.requests.length === 1, 'the active list');
-			heldAt(CEILING_MS - 1);
-			answer503(server.requests[0].response);
-			await until(() => server.requests.length === 2, 'the active list again');
-			expect(server.requests.map((request) => [isList(request), request.at - START])).toEqual([
-				[true, 0],
-				[true, CEILING_MS - 1],
-			]);
-			await whileHeld(300);
-			expect(run.settled()).toBe(false);
-			heldAt(CEILING_MS);
-			await until(run.settled, 'the end of the poll at its ceiling');
-			expect(run.endedAt()! - START).toBe(CEILING_MS);
-			await expect(run.outcome).rejects.toThrow(/^No complete answer from the service at 127\.0\.0\.1:\d+ for the active job list within 3 s$/);
-		} finally {
-			await server.close();
-		}
-	});
 
 	/**
 	 * A poll that tracks the job, then one where it left both lists: its lists answer at `listsAt` ms into the poll, and
