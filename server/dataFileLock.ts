@@ -18,6 +18,11 @@ import { basename, dirname, join, resolve } from 'path';
 
 export class DataFileLockedError extends Error {}
 
+// A write of a server whose lock is no longer its own (taken over while it was paused, or removed): refused.
+export class DataFileLockLostError extends Error {
+	readonly code = 'ELOCKLOST';
+}
+
 export interface DataFileLock {
 	// The lock file.
 	path: string;
@@ -26,6 +31,13 @@ export interface DataFileLock {
 	// Whether a stale lock was taken over, and why it was judged stale.
 	tookOverStale: boolean;
 	staleReason?: string;
+	// The owner taken over was judged by its heartbeat, not its pid: it may still run (paused) and write through
+	// its open file, so the new owner must not append to the file it found (it writes a new one and renames it in).
+	ownerMayRun: boolean;
+	// Throws DataFileLockLostError unless the lock file is still this one (same inode, same content): the journal
+	// calls it before each write and again before the write is acknowledged. Once lost, always lost.
+	check(): void;
+	// Removes the lock file if it is still this one, never a successor's.
 	release(): void;
 }
 
@@ -54,6 +66,16 @@ export interface LockOptions {
 	heartbeatMs?: number;
 	watchMs?: number;
 	sleep?: (ms: number) => Promise<void>;
+	// Told once, when the lock is found lost (default: a line on stderr).
+	onLost?: (message: string) => void;
+}
+
+// The heartbeat of the CLI server's lock, in ms (tests shorten it; default 1000).
+export const HEARTBEAT_ENV = 'JES_LOCK_HEARTBEAT_MS';
+
+function heartbeatFromEnv(): number | undefined {
+	const ms = Number(process.env[HEARTBEAT_ENV]);
+	return Number.isSafeInteger(ms) && ms > 0 ? ms : undefined;
 }
 
 const readText = (path: string) => {
@@ -64,8 +86,14 @@ const readText = (path: string) => {
 	}
 };
 
-// Field 22 of /proc/<pid>/stat (clock ticks after boot); fields are counted after the name, which may hold ')'.
-// A zombie (field 3: Z or X, killed but not yet reaped by its parent) is gone: it holds nothing.
+// Field 22 of a /proc/<pid>/stat line (clock ticks after boot), undefined for a zombie (field 3: Z or X, killed
+// but not yet reaped by its parent: it holds nothing). Fields are counted after the LAST ')': the name before it
+// (field 2, in parentheses) may hold ')' and spaces, and no field after it holds ')'.
+export function startTimeFromStat(stat: string): string | undefined {
+	const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+	return fields[0] === 'Z' || fields[0] === 'X' ? undefined : (fields[19] ?? '');
+}
+
 function procStartTime(pid: number): string | undefined {
 	let stat: string;
 	try {
@@ -73,8 +101,7 @@ function procStartTime(pid: number): string | undefined {
 	} catch {
 		return undefined;
 	}
-	const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-	return fields[0] === 'Z' || fields[0] === 'X' ? undefined : (fields[19] ?? '');
+	return startTimeFromStat(stat);
 }
 
 // Without /proc: alive unless the system says no such process (EPERM: it exists, owned by another user).
@@ -126,6 +153,7 @@ const heldHere = new Map<string, number>();
 interface FoundLock {
 	owner: LockOwner | undefined;
 	ino: number;
+	text: string;
 }
 
 function parseOwner(text: string): LockOwner | undefined {
@@ -149,7 +177,8 @@ function readLock(lockPath: string): FoundLock | undefined {
 		throw err;
 	}
 	try {
-		return { ino: fstatSync(fd).ino, owner: parseOwner(readFileSync(fd, 'utf8')) };
+		const text = readFileSync(fd, 'utf8');
+		return { ino: fstatSync(fd).ino, text, owner: parseOwner(text) };
 	} finally {
 		closeSync(fd);
 	}
@@ -263,14 +292,20 @@ function refuseHardLinks(dataPath: string, real: string): void {
 	);
 }
 
-// The owner keeps its lock's mtime moving (through its descriptor: a lock moved aside is not touched by name).
+// The owner keeps its lock's mtime moving (through its descriptor: a lock moved aside is not touched by name), and
+// checks that the lock is still its own, so that an owner woken after a takeover says so at once.
 // The descriptor is closed only once no touch is in flight, so that a reused descriptor number is never touched.
-function startHeartbeat(lockPath: string, heartbeatMs: number): () => void {
+function startHeartbeat(lockPath: string, heartbeatMs: number, check: () => void): () => void {
 	const fd = openSync(lockPath, 'r');
 	let last = 0;
 	let touching = false;
 	let stopped = false;
 	const timer = setInterval(() => {
+		try {
+			check();
+		} catch {
+			// Told by check() once; every write refuses from now on.
+		}
 		if (touching) return;
 		touching = true;
 		last = Math.max(Date.now() / 1000, last + 1);
@@ -290,17 +325,19 @@ function startHeartbeat(lockPath: string, heartbeatMs: number): () => void {
 // Takes the lock of `dataPath`, or throws DataFileLockedError naming the owner.
 export async function lockDataFile(dataPath: string, options: LockOptions = {}): Promise<DataFileLock> {
 	const facts = options.facts ?? systemFacts();
-	const heartbeatMs = options.heartbeatMs ?? 1000;
+	const heartbeatMs = options.heartbeatMs ?? heartbeatFromEnv() ?? 1000;
 	const watch = { heartbeatMs, watchMs: options.watchMs ?? 5 * heartbeatMs, sleep: options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms))) };
 	const real = realDataPath(dataPath);
 	const lockPath = `${real}.lock`;
 	refuseHardLinks(dataPath, real);
 	let staleReason: string | undefined;
+	let ownerMayRun = false;
 	// A stale lock is removed before ours is written: on a full disk its space is what ours needs.
 	for (let attempt = 0; attempt < 8; attempt++) {
 		const found = readLock(lockPath);
 		if (found) {
 			let verdict = found.owner ? judgeByPid(found.owner, facts, heldHere.get(real) === found.ino) : undefined;
+			const byHeartbeat = !verdict;
 			if (!verdict) {
 				const seen = await watchHeartbeat(lockPath, watch);
 				if (seen === 'gone') continue;
@@ -309,28 +346,94 @@ export async function lockDataFile(dataPath: string, options: LockOptions = {}):
 			if (verdict.alive) throw lockedError(dataPath, real, lockPath, found.owner, facts.self);
 			removeStaleLock(lockPath, found.ino);
 			staleReason = verdict.why;
+			ownerMayRun ||= byHeartbeat;
 		}
-		const ino = createLock(lockPath, JSON.stringify({ ...facts.self, file: real }));
-		if (ino !== undefined) return holdLock(lockPath, real, ino, heartbeatMs, staleReason);
+		// The nonce makes this lock's content its own, even beside a namesake (PID 1 in two containers).
+		const content = JSON.stringify({ ...facts.self, file: real, nonce: randomBytes(8).toString('hex') });
+		const ino = createLock(lockPath, content);
+		const onLost = options.onLost ?? ((message: string) => process.stderr.write(`error: ${message}\n`));
+		if (ino !== undefined) return holdLock({ lockPath, real, ino, content, heartbeatMs, staleReason, ownerMayRun, onLost });
 	}
 	throw lockedError(dataPath, real, lockPath, undefined, facts.self);
 }
 
-function holdLock(lockPath: string, real: string, ino: number, heartbeatMs: number, staleReason: string | undefined): DataFileLock {
-	heldHere.set(real, ino);
-	const stopBeat = startHeartbeat(lockPath, heartbeatMs);
+interface Held {
+	lockPath: string;
+	real: string;
+	ino: number;
+	content: string;
+	heartbeatMs: number;
+	staleReason: string | undefined;
+	ownerMayRun: boolean;
+	onLost: (message: string) => void;
+}
+
+const isLock = (found: FoundLock | undefined, held: Held) => found?.ino === held.ino && found.text === held.content;
+
+function lostError(held: Held, found: FoundLock | undefined): DataFileLockLostError {
+	const why = !found
+		? `its lock file ${held.lockPath} was removed`
+		: found.owner
+			? `its lock file ${held.lockPath} was taken over by server pid ${found.owner.pid} on host ${found.owner.host}`
+			: `its lock file ${held.lockPath} was replaced`;
+	return new DataFileLockLostError(
+		`data file ${held.real} is no longer this server's: ${why} (this server was paused, or its disk stalled, longer than its ` +
+			`lock's heartbeat allows); it writes nothing more to the file and refuses every job (stop this server)`,
+	);
+}
+
+// The fence: passes while the lock file is this one; once it is not, throws for ever (told once).
+function ownershipCheck(held: Held): () => void {
+	let lost: DataFileLockLostError | undefined;
+	return () => {
+		if (lost) throw lost;
+		// An error reading the lock (EMFILE) is thrown as it is: this write fails, the next one checks again.
+		const found = readLock(held.lockPath);
+		if (isLock(found, held)) return;
+		lost = lostError(held, found);
+		held.onLost(lost.message);
+		throw lost;
+	};
+}
+
+// Removes the lock only if it is still this one (inode and content). Checked before the move, so that a
+// successor's lock is never moved, not even for a moment; checked again after it, and put back if it changed.
+function removeOwnLock(held: Held): void {
+	if (!isLock(readLock(held.lockPath), held)) return;
+	const aside = `${held.lockPath}.${process.pid}.${randomBytes(4).toString('hex')}.released`;
+	try {
+		renameSync(held.lockPath, aside);
+	} catch (err) {
+		if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+		throw err;
+	}
+	try {
+		if (!isLock(readLock(aside), held)) linkSync(aside, held.lockPath);
+	} catch {
+		// A newer lock is in place: it stays.
+	} finally {
+		rmSync(aside, { force: true });
+	}
+}
+
+function holdLock(held: Held): DataFileLock {
+	heldHere.set(held.real, held.ino);
+	const check = ownershipCheck(held);
+	const stopBeat = startHeartbeat(held.lockPath, held.heartbeatMs, check);
 	let released = false;
 	return {
-		path: lockPath,
-		dataPath: real,
-		tookOverStale: staleReason !== undefined,
-		staleReason,
+		path: held.lockPath,
+		dataPath: held.real,
+		tookOverStale: held.staleReason !== undefined,
+		staleReason: held.staleReason,
+		ownerMayRun: held.ownerMayRun,
+		check,
 		release() {
 			if (released) return;
 			released = true;
 			stopBeat();
-			if (heldHere.get(real) === ino) heldHere.delete(real);
-			if (lstatSync(lockPath, { throwIfNoEntry: false })?.ino === ino) rmSync(lockPath, { force: true });
+			if (heldHere.get(held.real) === held.ino) heldHere.delete(held.real);
+			removeOwnLock(held);
 		},
 	};
 }

@@ -13,7 +13,7 @@ import { systemClock } from './clock';
 import type { Clock } from './clock';
 import { readDataFile, removeLeftoverTempFiles } from './dataFile';
 import { lockDataFile } from './dataFileLock';
-import type { DataFileLock } from './dataFileLock';
+import type { DataFileLock, LockOptions } from './dataFileLock';
 import { FaultInjector } from './faults';
 import type { Fault } from './faults';
 import { DEFAULT_COMPACT_SLACK_BYTES, JobJournal } from './journal';
@@ -55,6 +55,8 @@ export interface ReferenceServerOptions {
 	dataFile?: string;
 	// The data file is rewritten once it holds more than twice its kept records plus this (default 64 MiB).
 	compactSlackBytes?: number;
+	// Test only: how the data file's lock judges and tells (a successor that takes over a live owner).
+	lock?: LockOptions;
 	maxBodyBytes?: number;
 	// Past the body limit, the rest of the body is read and discarded up to this many bytes before the connection
 	// closes, so the client reads the 413 (default 64 MiB).
@@ -120,25 +122,28 @@ function resolveCatalog(input: Catalog | string | undefined): Catalog {
 }
 
 // The store restored from the data file, and the journal that appends to it from now on.
-async function openDataFile(path: string, store: JobStore, compactSlackBytes: number) {
+async function openDataFile(lock: DataFileLock, store: JobStore, compactSlackBytes: number) {
+	const path = lock.dataPath;
 	const leftoversRemoved = removeLeftoverTempFiles(path);
 	const loaded = readDataFile(path);
 	store.restore(loaded.jobs, loaded.bytes ? (job) => loaded.bytes?.get(job) as number : undefined);
 	// Jobs restore() forgot (retention) or started are appended with the first write; the file keeps the rest.
 	const kept: [HeldJob, number][] = loaded.jobs.map((job) => [job, loaded.bytes?.get(job) ?? 0]);
 	const keptBytes = kept.reduce((sum, [, bytes]) => sum + bytes, 0);
-	// A file in the older format, or one mostly dead records, is rewritten before the server listens.
-	const rewrite = loaded.format === 'snapshot' || loaded.goodBytes > 2 * keptBytes + compactSlackBytes;
-	const journal = await JobJournal.open({ path, changes: () => store.takeChanges(), loaded: kept, size: loaded.goodBytes, compactSlackBytes, rewrite });
+	// A file in the older format, one mostly dead records, or one an owner that may still run holds open, is
+	// rewritten before the server listens (every write is fenced by the lock).
+	const rewrite = loaded.format === 'snapshot' || loaded.goodBytes > 2 * keptBytes + compactSlackBytes || lock.ownerMayRun;
+	const fence = () => lock.check();
+	const journal = await JobJournal.open({ path, changes: () => store.takeChanges(), loaded: kept, size: loaded.goodBytes, compactSlackBytes, rewrite, fence });
 	return { journal, leftoversRemoved, tornBytes: loaded.tornBytes };
 }
 
 // The data file, locked first: a second server on it is refused before it reads or writes anything.
 // The journal writes the real path: a symlink is followed, never replaced by a compaction's rename.
-async function openLockedDataFile(path: string, store: JobStore, compactSlackBytes: number) {
-	const lock = await lockDataFile(path);
+async function openLockedDataFile(path: string, store: JobStore, compactSlackBytes: number, lockOptions?: LockOptions) {
+	const lock = await lockDataFile(path, lockOptions);
 	try {
-		return { ...(await openDataFile(lock.dataPath, store, compactSlackBytes)), lock };
+		return { ...(await openDataFile(lock, store, compactSlackBytes)), lock };
 	} catch (err) {
 		lock.release();
 		throw err;
@@ -155,7 +160,7 @@ async function buildState(options: ReferenceServerOptions) {
 	});
 	const keys: RelayKeys = { relayApiKey: options.relayApiKey ?? randomKey(), userApiKey: options.userApiKey ?? randomKey() };
 	if (!keys.relayApiKey || !keys.userApiKey) throw new Error('relayApiKey and userApiKey must not be empty');
-	const data = options.dataFile ? await openLockedDataFile(options.dataFile, store, options.compactSlackBytes ?? DEFAULT_COMPACT_SLACK_BYTES) : undefined;
+	const data = options.dataFile ? await openLockedDataFile(options.dataFile, store, options.compactSlackBytes ?? DEFAULT_COMPACT_SLACK_BYTES, options.lock) : undefined;
 	const journal = data?.journal;
 	const ctx: NativeContext = {
 		store,

@@ -3,11 +3,17 @@
 // are serialised and callers arriving meanwhile share the next one (group commit). When dead records outweigh
 // the kept ones, the file is rewritten from the kept jobs, streamed by chunks into a temp file while appends go
 // on, then swapped in by rename.
+// Fenced: a server whose lock was taken over (it was paused, then woke) must not write after its successor read
+// the file. Every write checks the lock before it and again before it is acknowledged; the file is reached by path
+// only twice (opening it, renaming a new one over it), each after a check, and a rename's temp file is created
+// before that check: a successor removes leftover temp files before it reads, so a rename from a stale check fails.
+// docs/reference-service.md ("The data file's lock") gives the whole argument.
 import { randomBytes } from 'crypto';
 import { close, fsync, ftruncate, open, rename, rmSync, unlink, write } from 'fs';
 import { basename, dirname, join } from 'path';
 
 import { JOURNAL_HEADER } from './dataFile';
+import { DataFileLockLostError } from './dataFileLock';
 import { copyOf } from './jobStore';
 import type { StoreChanges } from './jobStore';
 import type { HeldJob } from './jobTypes';
@@ -51,6 +57,8 @@ export interface JournalOptions {
 	// Bytes of the file up to its last whole record.
 	size: number;
 	compactSlackBytes?: number;
+	// Throws when this server no longer owns the file (DataFileLock.check): nothing more is written or acknowledged.
+	fence?: () => void;
 }
 
 export class JobJournal {
@@ -93,8 +101,16 @@ export class JobJournal {
 		if (options.rewrite || options.size === 0) {
 			await journal.rewrite();
 		} else {
-			journal.fd = await fsCall.open(options.path, 'r+');
-			await fsCall.truncate(journal.fd, options.size);
+			const fd = await fsCall.open(options.path, 'r+');
+			try {
+				// After the open: a file opened before a takeover is the one the successor replaces, never its new one.
+				journal.fence();
+				await fsCall.truncate(fd, options.size);
+			} catch (err) {
+				await fsCall.close(fd);
+				throw err;
+			}
+			journal.fd = fd;
 		}
 		return journal;
 	}
@@ -114,12 +130,19 @@ export class JobJournal {
 
 	// Writes what is left (starts and retention since the last submission), waits for a running compaction.
 	async close(): Promise<void> {
-		await this.save();
-		await this.compacting;
-		await this.exclusive(async () => {
-			if (this.fd !== -1) await fsCall.close(this.fd);
-			this.fd = -1;
-		});
+		try {
+			await this.save();
+			await this.compacting;
+		} finally {
+			await this.exclusive(async () => {
+				if (this.fd !== -1) await fsCall.close(this.fd);
+				this.fd = -1;
+			});
+		}
+	}
+
+	private fence(): void {
+		this.options.fence?.();
 	}
 
 	// Bytes of the file and of its kept job records.
@@ -143,13 +166,18 @@ export class JobJournal {
 		if (jobLines.length + other.length === 0) return;
 		const buf = Buffer.from(jobLines.join('') + other.join(''), 'utf8');
 		try {
+			this.fence();
 			// A failed write whose remains could not be cut: cut them first, or write nothing after them.
 			if (this.uncut) await fsCall.truncate(this.fd, this.size);
 			this.uncut = false;
 			await writeAll(this.fd, buf, this.size);
 			await fsCall.fsync(this.fd);
+			// Checked again once on disk: a takeover during the write is seen before the write is acknowledged.
+			this.fence();
 		} catch (err) {
 			this.retry = other;
+			// A server that lost its lock touches the file no more, not even to cut.
+			if (err instanceof DataFileLockLostError) throw err;
 			this.uncut = await fsCall.truncate(this.fd, this.size).then(() => false, () => true);
 			throw err;
 		}
@@ -228,6 +256,7 @@ export class JobJournal {
 	// The new file replaces the old one: synced, renamed over it, the directory synced; appends go to it.
 	private async swap(fd: number, tmp: string, size: number): Promise<void> {
 		await fsCall.fsync(fd);
+		this.fence();
 		await fsCall.rename(tmp, this.path);
 		const dir = await fsCall.open(dirname(this.path), 'r');
 		await fsCall.fsync(dir).finally(() => fsCall.close(dir));

@@ -2,6 +2,8 @@
  * One server per --data file, whatever name it is reached by (issues 26 §5 and 35): a second server on the file, a
  * symlink or a hard link to it is refused with a message naming the owner and the fix, so no acknowledged job is
  * overwritten; a lock left by a killed server (kill -9) is taken over, its pid reused or its host name changed.
+ * A live owner whose process name holds ')' and spaces is not taken for stale, and a lock is released only by
+ * its owner: after a takeover the old owner's release leaves the successor's lock (issue 48).
  * Also: a store with a journal has no way to show a job before it is saved (MemoryJobStore, submitDurably).
  */
 import { spawn } from 'child_process';
@@ -11,13 +13,16 @@ import { hostname, tmpdir } from 'os';
 import { join } from 'path';
 
 import axios from 'axios';
+import fc from 'fast-check';
 
-import { DataFileLockedError, lockDataFile, removeStaleLock, systemFacts } from '../../server/dataFileLock';
-import type { LockOwner } from '../../server/dataFileLock';
+import { DataFileLockedError, DataFileLockLostError, lockDataFile, removeStaleLock, startTimeFromStat, systemFacts } from '../../server/dataFileLock';
+import type { LockOptions, LockOwner } from '../../server/dataFileLock';
 import { CatalogIndex, defaultCatalog, JobStore, loadDataFile, ManualClock, MemoryJobStore, startReferenceServer, submitDurably } from '../../server';
 import { writeMeasuredBlock } from '../../testkit/measuredBlock';
 import { COMPILED_MAIN, compiledMainExists, startCli } from './process';
 
+// The fs module itself (not a namespace copy), so that a spy on it is seen by server/dataFileLock.ts.
+const fs = jest.requireActual<typeof import('fs')>('fs');
 const FLOW = { flowFileName: '/Shared/Flows/sales.flow', runProfileName: 'default' };
 
 // The error of a start expected to be refused; a server that started anyway is closed (no open handle left).
@@ -150,6 +155,36 @@ describe('one server per --data file', () => {
 		}
 	});
 
+	(linux ? test : test.skip)("a live owner whose process name holds ')' and spaces is alive: its start time is read after the name's last ')'", async () => {
+		// The shell renames itself: counted after the first ')', every field would be six places off.
+		const name = 'x) 1 2 3 4 5 6';
+		const owner = spawn('sh', ['-c', `printf '${name}' > /proc/$$/comm; echo named; read never`], { stdio: ['pipe', 'pipe', 'ignore'] });
+		try {
+			await once(owner.stdout!, 'data');
+			const stat = readFileSync(`/proc/${owner.pid}/stat`, 'utf8');
+			const head = `${owner.pid} (${name}) `;
+			expect(stat.startsWith(`${head}S `)).toBe(true);
+			// Its start time, read here knowing the name: field 22.
+			const start = stat.slice(head.length).split(' ')[19];
+			const data = join(dir, 'jobs.json');
+			ownerLock(data, { pid: owner.pid, start });
+			await expect(lockDataFile(data)).rejects.toThrow(`is in use by server pid ${owner.pid} (lock file`);
+		} finally {
+			owner.kill('SIGKILL');
+		}
+	});
+
+	test("generated: a /proc stat line's start time (field 22) and zombie state are read whatever the process name holds", () => {
+		const nameUnit = fc.constantFrom(')', '(', ' ', ') ', 'a', '1', 'Z', '\n');
+		fc.assert(
+			fc.property(fc.string({ unit: nameUnit, maxLength: 15 }), fc.constantFrom('R', 'S', 'D', 'T', 'Z', 'X'), fc.bigInt({ min: 0n, max: 2n ** 40n }), (name, state, start) => {
+				const line = `4242 (${name}) ${state} 1 4242 4242 0 -1 4194560 120 0 0 0 3 1 0 0 20 0 1 0 ${start} 2654208 399 18446744073709551615 0 0\n`;
+				expect(startTimeFromStat(line)).toBe(state === 'Z' || state === 'X' ? undefined : String(start));
+			}),
+			{ seed: 48, numRuns: 300 },
+		);
+	});
+
 	test('a lock naming this very process is stale unless this process holds it (PID 1 restarted in a container)', async () => {
 		const data = join(dir, 'jobs.json');
 		ownerLock(data, {});
@@ -197,6 +232,80 @@ describe('one server per --data file', () => {
 		expect([readdirSync(dir), readFileSync(lockPath, 'utf8')]).toEqual([['jobs.json.lock'], 'fresh']);
 		removeStaleLock(lockPath, statSync(lockPath).ino);
 		expect(readdirSync(dir)).toEqual([]);
+	});
+
+	const HOUR = 3_600_000;
+	// A successor that cannot check the owner by pid (another pid namespace): the owner's unchanged lock decides.
+	const successorLock = (): LockOptions => {
+		const facts = systemFacts();
+		return { facts: { ...facts, self: { ...facts.self, pidns: 'pid:[4026000099]' } }, sleep: () => Promise.resolve() };
+	};
+
+	test("after a takeover the old owner's check fails, naming its successor, once told; its release leaves the successor's lock, unmoved", async () => {
+		const data = join(dir, 'jobs.json');
+		const told: string[] = [];
+		const old = await lockDataFile(data, { heartbeatMs: HOUR, onLost: (m) => told.push(m) });
+		old.check();
+		const successor = await lockDataFile(data, successorLock());
+		expect([successor.ownerMayRun, old.ownerMayRun]).toEqual([true, false]);
+		const text = readFileSync(successor.path, 'utf8');
+		const why = `its lock file ${successor.path} was taken over by server pid ${process.pid} on host ${hostname()}`;
+		expect(() => old.check()).toThrow(DataFileLockLostError);
+		expect(() => old.check()).toThrow(why);
+		expect(told).toEqual([expect.stringContaining(why)]);
+		const renames = jest.spyOn(fs, 'renameSync');
+		old.release();
+		expect(renames).not.toHaveBeenCalled();
+		renames.mockRestore();
+		expect(readFileSync(successor.path, 'utf8')).toBe(text);
+		successor.check();
+		successor.release();
+		expect(readdirSync(dir)).toEqual([]);
+	});
+
+	test('a lock rewritten in place (same inode, another content) is no longer its owner\'s: the check fails, the release leaves it', async () => {
+		const data = join(dir, 'jobs.json');
+		const lock = await lockDataFile(data, { heartbeatMs: HOUR, onLost: () => undefined });
+		const ino = statSync(lock.path).ino;
+		const other = JSON.stringify({ ...systemFacts().self, pid: 4242, file: lock.dataPath });
+		writeFileSync(lock.path, other);
+		expect(statSync(lock.path).ino).toBe(ino);
+		expect(() => lock.check()).toThrow(`its lock file ${lock.path} was taken over by server pid 4242 on host`);
+		lock.release();
+		expect(readFileSync(lock.path, 'utf8')).toBe(other);
+	});
+
+	test('a takeover between the release\'s check and its move: the successor\'s lock, moved by mistake, is put back', async () => {
+		const data = join(dir, 'jobs.json');
+		const lock = await lockDataFile(data, { heartbeatMs: HOUR, onLost: () => undefined });
+		const realRename = fs.renameSync;
+		const successor = JSON.stringify({ ...systemFacts().self, pid: 4242, file: lock.dataPath });
+		jest.spyOn(fs, 'renameSync').mockImplementationOnce((from, to) => {
+			// The successor's takeover lands right here: the old lock moved aside, its own linked in place.
+			realRename(lock.path, `${lock.path}.taken`);
+			writeFileSync(lock.path, successor, { flag: 'wx' });
+			realRename(from, to);
+		});
+		lock.release();
+		jest.restoreAllMocks();
+		expect(readFileSync(lock.path, 'utf8')).toBe(successor);
+		expect(readdirSync(dir).sort()).toEqual(['jobs.json.lock', 'jobs.json.lock.taken']);
+	});
+
+	test('an owner whose lock was taken over says so at its next heartbeat, with no write to refuse', async () => {
+		const data = join(dir, 'jobs.json');
+		const told: string[] = [];
+		const lock = await lockDataFile(data, { heartbeatMs: 5, onLost: (m) => told.push(m) });
+		removeStaleLock(lock.path, statSync(lock.path).ino);
+		writeFileSync(lock.path, JSON.stringify({ ...systemFacts().self, pid: 4242, host: 'other-host', file: lock.dataPath }));
+		// Waits for the heartbeat (every 5 ms), a bounded number of times: a heartbeat that never checks fails here.
+		for (let waits = 0; told.length === 0 && waits < 400; waits++) await new Promise((r) => setTimeout(r, 5));
+		expect(told).toEqual([
+			`data file ${lock.dataPath} is no longer this server's: its lock file ${lock.path} was taken over by server pid 4242 on host other-host ` +
+				"(this server was paused, or its disk stalled, longer than its lock's heartbeat allows); it writes nothing more to the file and refuses every job (stop this server)",
+		]);
+		lock.release();
+		expect(existsSync(lock.path)).toBe(true);
 	});
 
 	test('the owner refreshes its lock (its heartbeat), and stops once it released it', async () => {
