@@ -13,6 +13,7 @@ import { jobStatus } from '../../testkit/hostileServer';
 import { serversClosedAfterEach } from '../../testkit/hostileServers';
 import { denseJobText, denseListText, URL_LINES } from '../../testkit/workBounds';
 import { createPoller } from '../../testkit/poller';
+import { deadlineBound } from '../../testkit/deadline';
 
 const JOB = '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
 const TOKEN = 'deadline-token-&<>"\'+/%-4e';
@@ -187,6 +188,146 @@ describe('a connection broken after the service answered is not "cannot be reach
 			expect(result.error?.message).toMatch(/^The service at .* answered the submission \(HTTP 200\), but the connection broke before its answer ended/);
 			expect(result.error?.description).toContain('may have accepted the job');
 			expect(server.requests).toBe(1);
+		} finally {
+			await server.close();
+		}
+	});
+});
+
+describe('a run ends within three times its limit on a loop other work keeps 90 % busy (a run’s ceiling is the run’s)', () => {
+	/**
+	 * Other work of n8n, in this process: 9 ms of synchronous work, then a turn of the loop (at least 1 ms), again and
+	 * again. The deadline clock then sees about a tenth of the wall time as waiting: no limit is reached in waiting
+	 * time, and only the wall ceilings can end a run.
+	 */
+	function keepLoopBusy(): () => number {
+		const from = performance.eventLoopUtilization();
+		let timer: NodeJS.Timeout | undefined;
+		const work = () => {
+			const end = performance.now() + 9;
+			while (performance.now() < end) {
+				// other work of n8n
+			}
+			timer = setTimeout(work, 1);
+		};
+		timer = setTimeout(work, 1);
+		return () => {
+			clearTimeout(timer);
+			return performance.eventLoopUtilization(performance.eventLoopUtilization(), from).utilization;
+		};
+	}
+
+	/** Reads: `slow` 503s, each after `slowMs`, then a body that never ends; a submission is answered at once. */
+	async function slowThenEndless(slow: number, slowMs: number): Promise<{ url: string; reads: () => number; firstReadAt: () => number; close: () => Promise<void> }> {
+		let reads = 0;
+		let firstReadAt = 0;
+		const timers = new Set<NodeJS.Timeout>();
+		const server = await handServer((response) => {
+			if (response.req.method === 'POST') {
+				response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jobId: JOB }));
+				return;
+			}
+			if (++reads === 1) firstReadAt = performance.now();
+			if (reads > slow) {
+				response.writeHead(200, { 'content-type': 'application/json', 'content-length': '100000' });
+				response.write('[{"id":"');
+				return;
+			}
+			timers.add(setTimeout(() => response.writeHead(503, { 'content-type': 'application/json' }).end('{"message":"busy"}'), slowMs));
+		});
+		return {
+			url: server.url,
+			reads: () => reads,
+			firstReadAt: () => firstReadAt,
+			close: async () => {
+				for (const timer of timers) clearTimeout(timer);
+				await server.close();
+			},
+		};
+	}
+
+	/** When the run ended, and the loop's utilization while it ran. */
+	async function onBusyLoop(run: () => Promise<unknown>): Promise<{ endedAt: number; utilization: number }> {
+		const stop = keepLoopBusy();
+		let utilization = 0;
+		try {
+			await run();
+		} finally {
+			utilization = stop();
+		}
+		return { endedAt: performance.now(), utilization };
+	}
+
+	/**
+	 * A first run of each kind loads the engine's paths (modules, the error's): a few hundred ms of the node's own work on
+	 * a busy loop, after its ceiling. Run once each beforehand (against a silent service, 50 ms limits), so the figures
+	 * measure the call.
+	 */
+	async function warmedUp(): Promise<void> {
+		const server = await serve(() => ({ kind: 'silent' }));
+		Object.assign(transportTiming, { attemptMs: 50, callMs: 50 });
+		await runActionNode({ credentials: credentials(server.url), parameters: { resource: 'job', operation: 'get', jobId: JOB } });
+		await createPoller({ authentication: 'jobExecutionApi' }, credentials(server.url))
+			.poll()
+			.catch(() => undefined);
+	}
+
+	test('a Get and a trigger poll (1 s limits, scaled): the fourth attempt starts at about 2.4 s, and each run ends by its 3 s ceiling, not at about 4.7 s', async () => {
+		// Slow 503s at 0.8 s each: without the rule the fourth attempt, begun at about 2.4 s with what was left of the
+		// call's waiting time (about 0.76 s), would run to its own ceiling, 3 × 0.76 s later.
+		await warmedUp();
+		Object.assign(transportTiming, { attemptMs: 1000, callMs: 1000, helperMarginMs: 600_000 });
+		const ceilingMs = 1000 * wallCeiling.factor;
+		const withoutTheRuleMs = 2400 + 3 * 760;
+		const figures: string[] = [];
+		for (const target of ['get', 'trigger'] as const) {
+			const server = await slowThenEndless(3, 800);
+			try {
+				let message = '';
+				const { endedAt, utilization } = await onBusyLoop(async () => {
+					if (target === 'get') {
+						const result = await runActionNode({ credentials: credentials(server.url), parameters: { resource: 'job', operation: 'get', jobId: JOB } });
+						message = result.error?.message ?? '';
+					} else {
+						await createPoller({ authentication: 'jobExecutionApi' }, credentials(server.url))
+							.poll()
+							.catch((error: Error) => (message = error.message));
+					}
+				});
+				expect(message).toMatch(/^No complete answer from the service at 127\.0\.0\.1:\d+ for (job .*|the active job list) within [0-9.]+ s$/);
+				expect(server.reads()).toBe(4);
+				expect(utilization).toBeGreaterThan(0.8);
+				// From its first request: the engine's own start (a first run loads n8n's modules) is not the call's.
+				const elapsedMs = endedAt - server.firstReadAt();
+				expect(elapsedMs).toBeLessThan(deadlineBound(ceilingMs, withoutTheRuleMs));
+				figures.push(`${target} ${Math.round(elapsedMs)} ms (loop ${Math.round(utilization * 100)} % busy)`);
+			} finally {
+				await server.close();
+			}
+		}
+		process.stdout.write(`on a busy loop, ceiling ${ceilingMs} ms: ${figures.join(', ')}\n`);
+	});
+
+	test('Submit + Wait (Timeout 2 s, a 10 s call limit): the wait’s read runs on what is left of the Timeout, and the run ends within 3 × 2 s', async () => {
+		// The wait sleeps its 1 s Poll Interval, then reads with 1 s of its Timeout left: a body that never ends.
+		Object.assign(transportTiming, { attemptMs: 10_000, callMs: 10_000, helperMarginMs: 600_000 });
+		const server = await slowThenEndless(0, 0);
+		try {
+			let result: Awaited<ReturnType<typeof runActionNode>> | undefined;
+			const started = performance.now();
+			const { endedAt, utilization } = await onBusyLoop(async () => {
+				result = await runActionNode({
+					credentials: credentials(server.url),
+					parameters: { resource: 'job', operation: 'submit', flowFileName: '/Shared/Flows/sales.flow', runProfileName: 'default', waitForCompletion: true, waitSettings: { pollInterval: 1, timeout: 2 } },
+				});
+			});
+			expect(result?.error?.message).toMatch(/^Timed out after 2 s waiting for job .*: last status not read yet; the last read failed: the service did not answer in time$/);
+			expect(server.reads()).toBe(1);
+			expect(utilization).toBeGreaterThan(0.8);
+			const elapsedMs = endedAt - started;
+			// A read on the call's 10 s limit instead would end 30 s after it began.
+			expect(elapsedMs).toBeLessThan(deadlineBound(2000 * wallCeiling.factor, 1000 + 10_000 * wallCeiling.factor));
+			process.stdout.write(`on a busy loop, Submit + Wait with a 2 s Timeout: ${Math.round(elapsedMs)} ms (loop ${Math.round(utilization * 100)} % busy)\n`);
 		} finally {
 			await server.close();
 		}
