@@ -186,6 +186,16 @@ describe('certificate codes these tests cannot make a server produce (a certific
 	});
 });
 
+describe('a TLS protocol error is a failed handshake only before the service answered', () => {
+	test.each([
+		['before any answer (the handshake) → a read not retried, a submit made no job', undefined, { read: false, submitMayHaveAccepted: false }],
+		['after the service answered HTTP 200 (the answer broke off) → a read retried, a submit may have made its job', 200, { read: true, submitMayHaveAccepted: true }],
+	])('EPROTO %s', (_when, answered, expected) => {
+		const failure: Failure = { kind: 'network', code: 'EPROTO', detail: '', answered };
+		expect({ read: classifyFailure(failure, 'readJob').retry, submitMayHaveAccepted: classifyFailure(failure, 'submit').mayHaveAccepted }).toEqual(expected);
+	});
+});
+
 describe('with the test CA trusted (NODE_EXTRA_CA_CERTS, in a child process), Ignore SSL Issues off', () => {
 	test('the credential tests (a chain through an intermediate too), Submit + Wait, Get Many, the Job ID list and the trigger work; an expired certificate and one for another name are named', async () => {
 		const native = await startFixture('native', { tls: certs.leaf });

@@ -66,15 +66,22 @@ export const IGNORE_SSL_FIELD = 'Ignore SSL Issues (Insecure)';
 /** A TLS handshake that failed for another reason than the certificate (an https URL on an http service, mostly). */
 const HANDSHAKE_CODES = new Set(['EPROTO', 'ERR_SSL_WRONG_VERSION_NUMBER']);
 
+/**
+ * A TLS handshake that failed, so no request byte left; no retry fixes it. The same codes after the service answered
+ * are a connection broken mid-answer, and stay what they were.
+ */
+function failedHandshake(failure: Failure): boolean {
+	return failure.kind === 'network' && failure.answered === undefined && HANDSHAKE_CODES.has(failure.code);
+}
+
 /** Whether a network code is a certificate n8n refused, or a failed TLS handshake. */
 export function isTlsFailureCode(code: string): boolean {
 	return Object.prototype.hasOwnProperty.call(CERTIFICATE_PROBLEMS, code) || HANDSHAKE_CODES.has(code);
 }
 
-/** Failures that no retry can fix: certificates, TLS handshakes, and requests that cannot be built (bad header characters, URL). */
+/** Failures that no retry can fix: certificates, and requests that cannot be built (bad header characters, URL). */
 const PERMANENT_CODES = new Set([
 	...Object.keys(CERTIFICATE_PROBLEMS),
-	...HANDSHAKE_CODES,
 	'ERR_INVALID_CHAR',
 	'ERR_INVALID_HTTP_TOKEN',
 	'ERR_INVALID_URL',
@@ -96,7 +103,7 @@ export function classifyFailure(failure: Failure, intent: CallIntent): FailureCl
 	const temporary = isTemporary(failure);
 	let mayHaveAccepted = false;
 	if (submit) {
-		if (failure.kind === 'network') mayHaveAccepted = !NOT_SENT_CODES.has(failure.code);
+		if (failure.kind === 'network') mayHaveAccepted = !NOT_SENT_CODES.has(failure.code) && !failedHandshake(failure);
 		else if (failure.kind === 'status') mayHaveAccepted = failure.statusCode >= 500 || (failure.statusCode === 400 && !serviceMessage(failure.body));
 		else mayHaveAccepted = true;
 	}
@@ -107,7 +114,7 @@ export function classifyFailure(failure: Failure, intent: CallIntent): FailureCl
 function isTemporary(failure: Failure): boolean {
 	switch (failure.kind) {
 		case 'network':
-			return failure.code !== 'ABORTED' && !PERMANENT_CODES.has(failure.code);
+			return failure.code !== 'ABORTED' && !PERMANENT_CODES.has(failure.code) && !failedHandshake(failure);
 		case 'unreadable':
 		case 'deadline':
 			return true;
