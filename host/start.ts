@@ -2,6 +2,8 @@
 // workflows, on 127.0.0.1, until Ctrl-C.
 import { join, resolve } from 'path';
 
+import { selfSignedCertificate } from '../server';
+import type { MadeCertificate } from '../server';
 import { DEFAULT_HOST_VERSION, hostSpec, HOSTS } from './hosts';
 import { startN8n } from './n8n';
 import type { RunningN8n } from './n8n';
@@ -13,7 +15,7 @@ import type { Session } from './session';
 import { activateWorkflow, createOwner, DEMO_OWNER, EXAMPLE_IDS, exampleWorkflows, importIntoN8n } from './workspace';
 
 const USAGE =
-	`usage: npm start -- [--n8n-version ${Object.keys(HOSTS).join('|')}] [--port 5678] [--server-port 5680] [--reset-examples] [--verbose] [--data-dir DIR]\n` +
+	`usage: npm start -- [--n8n-version ${Object.keys(HOSTS).join('|')}] [--port 5678] [--server-port 5680] [--reset-examples] [--verbose] [--data-dir DIR] [--https]\n` +
 	'       npm run start:queue -- [--workers 2] [--concurrency 10] [--ports-from PORT] [--port 5678] [--server-port 5680] [--reset-examples] [--verbose] [--data-dir DIR]';
 
 interface StartFlags {
@@ -30,10 +32,12 @@ interface StartFlags {
 	workers: number;
 	concurrency: number;
 	portsFrom?: number;
+	// The reference server over https with a self-signed certificate n8n trusts (NODE_EXTRA_CA_CERTS); single mode.
+	https: boolean;
 }
 
 function parseFlags(argv: string[]): StartFlags {
-	const flags: StartFlags = { hostVersion: DEFAULT_HOST_VERSION, port: 5678, serverPort: 5680, resetExamples: false, verbose: false, queue: false, workers: 2, concurrency: 10 };
+	const flags: StartFlags = { hostVersion: DEFAULT_HOST_VERSION, port: 5678, serverPort: 5680, resetExamples: false, verbose: false, queue: false, workers: 2, concurrency: 10, https: false };
 	for (let i = 0; i < argv.length; i++) {
 		const [name, inline] = argv[i].split('=', 2);
 		const value = () => inline ?? argv[++i] ?? '';
@@ -52,11 +56,13 @@ function parseFlags(argv: string[]): StartFlags {
 		else if (name === '--workers') flags.workers = count(name, value(), 8);
 		else if (name === '--concurrency') flags.concurrency = count(name, value(), 100);
 		else if (name === '--ports-from') flags.portsFrom = port();
+		else if (name === '--https') flags.https = true;
 		else throw new Error(`unknown flag "${name}"`);
 	}
 	if (!HOSTS[flags.hostVersion]) throw new Error(`--n8n-version must be one of ${Object.keys(HOSTS).join(', ')}`);
 	// Queue mode is measured on 2.x only (workers, durable scheduler); 1.x is the single-process host.
 	if (flags.queue && flags.hostVersion !== DEFAULT_HOST_VERSION) throw new Error(`queue mode runs on n8n ${DEFAULT_HOST_VERSION} only`);
+	if (flags.queue && flags.https) throw new Error('--https runs in single mode only (npm start)');
 	return flags;
 }
 
@@ -163,18 +169,38 @@ async function importExamples(session: Session, flags: StartFlags, command: stri
 // The reference service keeps its jobs in the host folder, so a restart finds them (and the trigger's state agrees).
 const JOBS_FILE = 'reference-service-jobs.json';
 
+// With --https: a self-signed certificate, trusted by n8n as a private CA is (NODE_EXTRA_CA_CERTS), so the credentials
+// keep Ignore SSL Issues off; it and its key go when the session closes.
+function httpsSetUp(flags: StartFlags): { certificate?: MadeCertificate; n8nEnv: Record<string, string> } {
+	const n8nEnv = { ...hostSpec(flags.hostVersion).startEnv };
+	if (!flags.https) return { n8nEnv };
+	const certificate = selfSignedCertificate();
+	return { certificate, n8nEnv: { ...n8nEnv, NODE_EXTRA_CA_CERTS: certificate.certFile } };
+}
+
 async function startSingle(flags: StartFlags, running: Running): Promise<Started> {
 	const userFolder = flags.dataDir ?? join(projectRoot, '.n8n-host', `n8n-${flags.hostVersion}`);
+	const { certificate, n8nEnv } = httpsSetUp(flags);
 	const session = await openSession({
 		hostVersion: flags.hostVersion,
 		userFolder,
 		log,
 		n8nPort: flags.port,
 		serverPort: flags.serverPort,
-		n8nEnv: hostSpec(flags.hostVersion).startEnv,
+		n8nEnv,
 		// Strict: a flow the catalog does not hold is refused as a real service refuses it (a typo shows its error).
-		server: { dataFile: join(userFolder, JOBS_FILE), strict: true },
+		server: { dataFile: join(userFolder, JOBS_FILE), strict: true, tls: certificate },
+	}).catch((err: unknown) => {
+		certificate?.remove();
+		throw err;
 	});
+	if (certificate) {
+		const close = session.close;
+		session.close = async () => {
+			await close();
+			certificate.remove();
+		};
+	}
 	running.session = session;
 	if (flags.verbose) session.n8n.logLevel = 'info';
 	await importExamples(session, flags, 'npm start');
@@ -182,7 +208,10 @@ async function startSingle(flags: StartFlags, running: Running): Promise<Started
 	const n8n = await startN8n(session.n8n, n8nLogFilter('n8n', flags.verbose));
 	running.n8n = n8n;
 	exitWithProcess('n8n', n8n, running, () => session.close());
-	return { session, url: n8n.url, notes: [] };
+	const notes = certificate
+		? [`https:             a self-signed certificate, ${certificate.certFile}: n8n trusts it (NODE_EXTRA_CA_CERTS); your browser and curl (--cacert) do not`]
+		: [];
+	return { session, url: n8n.url, notes };
 }
 
 async function startQueueMode(flags: StartFlags, running: Running): Promise<Started> {
