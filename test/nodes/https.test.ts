@@ -8,9 +8,9 @@
 import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
 
 import { failureInWords, listCall, transportTiming } from '../../nodes/shared/transport';
-import { classifyFailure, toNodeApiError } from '../../nodes/shared/transport/errors';
+import { classifyFailure, IGNORE_SSL_FIELD, toNodeApiError } from '../../nodes/shared/transport/errors';
 import type { Failure } from '../../nodes/shared/transport/errors';
-import { runActionNode, testCredentialAsN8nDoes } from '../../testkit/engine';
+import { credentialTypes, runActionNode, testCredentialAsN8nDoes } from '../../testkit/engine';
 import type { CredentialsMap, RunNodeResult } from '../../testkit/engine';
 import { advanceWhileWaiting, INTERFACES, SALES, SECRETS, startFixture } from '../../testkit/fixtures';
 import type { Fixture, Interface } from '../../testkit/fixtures';
@@ -184,6 +184,13 @@ describe('certificate codes these tests cannot make a server produce (a certific
 		expect(classifyFailure(failure, 'readJob').retry).toBe(false);
 		expect(classifyFailure(failure, 'submit')).toEqual({ retry: false, mayHaveAccepted: false });
 	});
+});
+
+test('the errors name the field as both credentials show it', () => {
+	for (const type of ['jobExecutionApi', 'jobExecutionRelayApi']) {
+		const field = credentialTypes[type].properties.find((property) => property.name === 'ignoreSslIssues');
+		expect({ type, displayName: field?.displayName, default: field?.default }).toEqual({ type, displayName: IGNORE_SSL_FIELD, default: false });
+	}
 });
 
 describe('a TLS protocol error is a failed handshake only before the service answered', () => {
