@@ -1,6 +1,6 @@
 /**
  * The secrets check shared by the node tests and the fuzzer: no key, token or Authorization value in anything a run
- * leaves, in any form the redactor claims to catch. Written apart from nodes/shared/redaction.ts (decoding one
+ * leaves, in any form the redactor claims to catch. Written apart from nodes/shared/redaction/ (decoding one
  * escape kind at a time, where the redactor decodes them all in one pass), so that a form it drops shows here.
  */
 import type { IDataObject } from 'n8n-workflow';
@@ -75,14 +75,15 @@ function decodeLayer(text: string): string {
 }
 
 /**
- * Hex dumps read back as hex: each `xxd` or `hexdump -C` line reduced to its bytes (offset and ASCII column
+ * Hex dumps read back as hex: each `xxd` or `hexdump -C` line (indented or not) reduced to its bytes (offset and ASCII column
  * dropped), lines joined, and every separator between bytes (space, colon, dash, dot) dropped.
  */
 function dumpReading(text: string): string {
 	const lines = text.split(/\r?\n/).map((line) => {
-		const xxd = /^[0-9a-f]{8}: ((?:[0-9a-f]{2,4} ?)+)/i.exec(line);
+		// A dump may be indented (a log quoting it).
+		const xxd = /^[ \t]*[0-9a-f]{8}: ((?:[0-9a-f]{2,4} ?)+)/i.exec(line);
 		if (xxd) return xxd[1];
-		const hexdump = /^[0-9a-f]{8} {2}((?:[0-9a-f]{2} {1,2})+)/i.exec(line);
+		const hexdump = /^[ \t]*[0-9a-f]{8} {2}((?:[0-9a-f]{2} {1,2})+)/i.exec(line);
 		return hexdump ? hexdump[1] : line;
 	});
 	return lines.join('').replace(/[ :.-]/g, '');

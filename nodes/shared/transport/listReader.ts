@@ -283,7 +283,7 @@ export class ListBuilder {
 		this.open = null;
 		let value = JSON.parse(`"${open.pieces.join('')}"`) as string;
 		if (open.length > MAX_LIST_FIELD_CHARS) {
-			// Cut before redacting: only what is kept, and the reach of a key past the cut, is searched (redaction.ts).
+			// Cut before redacting: only what is kept, and the reach of a key past the cut, is searched (redaction/search.ts).
 			const kept = runAll(this.redaction.steps(value, MAX_LIST_FIELD_CHARS));
 			this.redacted += MAX_LIST_FIELD_CHARS;
 			value = kept + cutMarker(open.length - MAX_LIST_FIELD_CHARS);
