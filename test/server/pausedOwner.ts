@@ -3,7 +3,7 @@
 // its lock over, the owner is woken (SIGCONT) and both are sent jobs. Needs root and unshare(1).
 import { spawn, spawnSync } from 'child_process';
 import type { ChildProcess } from 'child_process';
-import { readFileSync } from 'fs';
+import { readdirSync, readFileSync } from 'fs';
 import { join } from 'path';
 
 import axios from 'axios';
@@ -80,6 +80,12 @@ export interface PausedOwnerRun {
 	lockAfterOwnerStopped: string;
 }
 
+// Waits until every thread of `pid` is stopped (state T): no heartbeat of the owner can land after this.
+async function stopped(pid: number): Promise<void> {
+	const state = (tid: string) => readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').replace(/^.*\) /s, '')[0];
+	while (!readdirSync(`/proc/${pid}/task`).every((tid) => state(tid) === 'T')) await new Promise((r) => setTimeout(r, 2));
+}
+
 const signal = (pid: number, name: NodeJS.Signals) => {
 	try {
 		process.kill(pid, name);
@@ -101,6 +107,7 @@ export async function pausedOwnerRun(dir: string, pauseAfterMs: number, main = C
 		const inFlight = [0, 1, 2].map(() => post(owner, 'owner', false));
 		await new Promise((r) => setTimeout(r, pauseAfterMs));
 		process.kill(owner.pid, 'SIGSTOP');
+		await stopped(owner.pid);
 		successor = await startServer([], data, main);
 		for (let i = 0; i < 5; i++) answers.push(await post(successor, 'successor', false));
 		process.kill(owner.pid, 'SIGCONT');
