@@ -13,6 +13,7 @@ import { jobStatus } from '../../testkit/hostileServer';
 import { serversClosedAfterEach } from '../../testkit/hostileServers';
 import { denseJobText, denseListText, URL_LINES } from '../../testkit/workBounds';
 import { createPoller } from '../../testkit/poller';
+import { keepLoopBusy } from '../../testkit/busyLoop';
 import { deadlineBound } from '../../testkit/deadline';
 
 const JOB = '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
@@ -195,28 +196,6 @@ describe('a connection broken after the service answered is not "cannot be reach
 });
 
 describe('a run ends within three times its limit on a loop other work keeps 90 % busy (a run’s ceiling is the run’s)', () => {
-	/**
-	 * Other work of n8n, in this process: 9 ms of synchronous work, then a turn of the loop (at least 1 ms), again and
-	 * again. The deadline clock then sees about a tenth of the wall time as waiting: no limit is reached in waiting
-	 * time, and only the wall ceilings can end a run.
-	 */
-	function keepLoopBusy(): () => number {
-		const from = performance.eventLoopUtilization();
-		let timer: NodeJS.Timeout | undefined;
-		const work = () => {
-			const end = performance.now() + 9;
-			while (performance.now() < end) {
-				// other work of n8n
-			}
-			timer = setTimeout(work, 1);
-		};
-		timer = setTimeout(work, 1);
-		return () => {
-			clearTimeout(timer);
-			return performance.eventLoopUtilization(performance.eventLoopUtilization(), from).utilization;
-		};
-	}
-
 	/** Reads: `slow` 503s, each after `slowMs`, then a body that never ends; a submission is answered at once. */
 	async function slowThenEndless(slow: number, slowMs: number): Promise<{ url: string; reads: () => number; firstReadAt: () => number; close: () => Promise<void> }> {
 		let reads = 0;
@@ -248,12 +227,12 @@ describe('a run ends within three times its limit on a loop other work keeps 90 
 
 	/** When the run ended, and the loop's utilization while it ran. */
 	async function onBusyLoop(run: () => Promise<unknown>): Promise<{ endedAt: number; utilization: number }> {
-		const stop = keepLoopBusy();
+		const busy = keepLoopBusy();
 		let utilization = 0;
 		try {
 			await run();
 		} finally {
-			utilization = stop();
+			utilization = busy.stop();
 		}
 		return { endedAt: performance.now(), utilization };
 	}

@@ -3,6 +3,7 @@
  * measured against it.
  */
 import * as tracker from '../../nodes/JobExecutionTrigger/jobStatusTracker';
+import { wallCeiling } from '../../nodes/shared/transport/deadlineClock';
 import type { ChildReport } from './protocol';
 import {
 	blockBoundMs,
@@ -70,9 +71,15 @@ export interface Observed {
 	callMs?: number;
 }
 
+/** How far a limit stretches in wall time: on a loop other work keeps busy, to its wall ceiling (three times it). */
+function stretch(scenario: Scenario): number {
+	return scenario.busyLoop ? wallCeiling.factor : 1;
+}
+
 /** The wall-clock bound of a run: its calls' limits, the Wait Timeout, and spare time. */
-export function timeBoundMs(scenario: Scenario, heldMs = 0, callMs = limitsFor(scenario).callMs): number {
-	const wait = scenario.wait ? scenario.wait.timeout * 1000 : 0;
+export function timeBoundMs(scenario: Scenario, heldMs = 0, limitMs = limitsFor(scenario).callMs): number {
+	const callMs = limitMs * stretch(scenario);
+	const wait = scenario.wait ? scenario.wait.timeout * 1000 * stretch(scenario) : 0;
 	switch (scenario.target) {
 		case 'navigationUrl':
 			return SLACK_MS;
@@ -107,7 +114,7 @@ function resources(observed: Observed, report: ChildReport): Violation[] {
 	if (report.maxLagMs > blockBound) violations.push({ invariant: 'eventLoop', detail: `event loop blocked ${report.maxLagMs} ms of CPU (bound ${blockBound} ms)` });
 	const bound = timeBoundMs(observed.scenario, observed.heldMs, observed.callMs);
 	if (report.elapsedMs > bound) violations.push({ invariant: 'timeBound', detail: `ran ${report.elapsedMs} ms (bound ${bound} ms)` });
-	const pollBound = (observed.callMs ?? limitsFor(observed.scenario).callMs) + SLACK_MS;
+	const pollBound = (observed.callMs ?? limitsFor(observed.scenario).callMs) * stretch(observed.scenario) + SLACK_MS;
 	for (const poll of report.polls ?? []) {
 		if (poll.ms > pollBound) violations.push({ invariant: 'timeBound', detail: `poll ${poll.poll} took ${poll.ms} ms (bound ${pollBound} ms)` });
 	}

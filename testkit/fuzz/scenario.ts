@@ -105,6 +105,9 @@ export const CLASSES = [
 ] as const;
 export type ClassName = (typeof CLASSES)[number];
 
+/** Classes whose service holds its answers (drips, silence, headers only): only a deadline ends them. */
+export const SLOW_CLASSES: ClassName[] = ['drip', 'silence', 'headersOnly'];
+
 /** Classes that are about the trigger's job lists over many polls. */
 const WORLD_CLASSES: ClassName[] = ['skewedClock', 'isoTimes', 'hugeStatus', 'longIds', 'duplicates', 'impossibleTransitions', 'unreadableJob'];
 
@@ -130,6 +133,12 @@ export interface Scenario {
 	runningReads: number;
 	/** Run as an agent's tool, one invocation, with Retry On Fail and this many tries (n8n clamps them to 2-5). */
 	tool?: { maxTries: number };
+	/**
+	 * n8n's event loop kept about 90 % busy by other work in the child (testkit/busyLoop.ts), so that only the wall
+	 * ceilings end what the service holds: the run must still end within three times its limits. Long runs of the slow
+	 * classes (half the seeds from 1000: those 0 or 1 modulo 4), taken from the seed, not the random stream.
+	 */
+	busyLoop?: boolean;
 	/**
 	 * The action node's version: odd seeds run version 2 (its output shapes, Sort, the log as a file). Taken from the
 	 * seed, not the random stream, so every other choice of a seed stays what it was.
@@ -330,6 +339,7 @@ export function scenarioFor(seed: number): Scenario {
 		else if (fault) classes.splice(classes.indexOf(name), 1);
 	}
 	if (classes.includes('aiToolRetry')) scenario.tool = { maxTries: random.int(2, 5) };
+	if (seed >= 1000 && seed % 4 < 2 && classes.some((name) => SLOW_CLASSES.includes(name))) scenario.busyLoop = true;
 	return scenario;
 }
 
@@ -348,6 +358,7 @@ export function describeScenario(scenario: Scenario): string {
 		scenario.wait ? `Poll Interval ${scenario.wait.pollInterval} s, Timeout ${scenario.wait.timeout} s` : '',
 		scenario.target === 'trigger' ? `${scenario.polls} polls (last ${scenario.sanePolls} sane)` : '',
 		scenario.tool ? `as an AI tool, Retry On Fail, ${scenario.tool.maxTries} tries` : '',
+		scenario.busyLoop ? "n8n's event loop 90 % busy with other work" : '',
 	].filter(Boolean);
 	return [`target ${scenario.target}, credential ${scenario.variant}${options.length ? `, ${options.join(', ')}` : ''}`, ...faults, ...world].join('\n  ');
 }
