@@ -4,13 +4,15 @@
  * The limit counts requests, not items: an item asks for a slot for each request it sends and holds none between
  * them (a wait sleeping until its next read holds nothing), so a batch of waits submits every job at once.
  *
- * AdaptiveLimit is an AIMD limit, as TCP paces its window: it starts at its first burst (firstBurst: the bound for
- * reads, INITIAL_IN_FLIGHT for submissions), grows by one per ok answer (doubling per round trip) up to its bound,
- * then, after the first cut, by one per round trip. It is cut by the service's word only: a 429, a 503, a timeout or
- * a dropped connection halves it (once per round trip), and a Retry-After holds every new request, not only new
- * items, for that long. How long an answer took is not read as load: it holds n8n's own queueing too (on a busy n8n
- * host the event loop reads every answer late), and nothing in an answer tells the two apart, while a service that
- * queues past what it can take says so (429, 503) or stalls into a timeout, and both cut. Pure: the clock is passed in.
+ * AdaptiveLimit is a loss-based limit, as TCP paces its window and as Netflix's concurrency-limits recommends for a
+ * client (its AIMD), with three changes for a batch: (1) a cut needs a rate of busy answers, not one (a lone 503 among
+ * ok answers is an error, not overload: BUSY_SHARE_TO_CUT of a window of answers); (2) a cut goes to the share the
+ * service answered ok, not to half; (3) a Retry-After pauses new requests once per burst, and the node resumes at the
+ * number of that burst the service accepted, never growing past it again. It starts at its first burst (firstBurst),
+ * grows by one per ok answer (doubling per round trip) up to its bound, and by one per round trip after a cut. How
+ * long an answer took is not read as load: on a busy n8n host most of a round trip is n8n's own queueing, and nothing
+ * in an answer tells the two apart, while a service that queues past what it can take says so (429, 503) or stalls
+ * into a timeout. Pure: the clock is passed in.
  */
 import { sleep } from 'n8n-workflow';
 
@@ -24,28 +26,37 @@ export type AnswerSignal =
 	| 'neutral';
 
 /**
- * A request's number: answers to requests sent before the last cut neither cut again (one cut per round trip, not
- * one per request of the same burst) nor grow the limit back.
+ * A request's number: answers to requests sent before the last cut neither cut again (one cut per window of answers,
+ * not one per request of the same burst) nor grow the limit back.
  */
 export interface PaceTicket {
 	seq: number;
+}
+
+/** No slot: a Retry-After pause lasts longer than the call can wait (`refusedFor` ms), so it fails now, saying when. */
+export interface PaceRefusal {
+	refusedFor: number;
+	/** The status of the answer that asked for the pause (429 or 503). */
+	statusCode: number;
 }
 
 /** The transport asks this for a slot before each attempt and reports how it went (ResolvedConnection.pace). */
 export interface RequestPace {
 	/** A slot at once, when one is free and no request waits for one; else undefined (ask slot()). */
 	takeNow(): PaceTicket | undefined;
-	/** Resolves when the request may be sent; undefined when the execution was cancelled (send nothing). */
-	slot(): Promise<PaceTicket | undefined>;
+	/**
+	 * Resolves when the request may be sent; undefined when the execution was cancelled (send nothing); a refusal
+	 * when a pause would outlast `pauseBudgetMs`, the time the call may still spend waiting on the service.
+	 */
+	slot(pauseBudgetMs?: number): Promise<PaceTicket | PaceRefusal | undefined>;
 	/** The attempt ended: its slot is free, and what it said about the service is heard. */
-	answered(ticket: PaceTicket, signal: AnswerSignal, retryAfterMs?: number): void;
+	answered(ticket: PaceTicket, signal: AnswerSignal, retryAfterMs?: number, statusCode?: number): void;
 }
 
 /**
  * Submissions in flight at the start, before any answer says how the service copes: six, the connections a browser
  * opens to one host (HTTP/1.1 practice in Chrome, Firefox and Safari), which any web service takes from one client.
- * A refused submission is never sent again (it may have created a job), so its first burst is kept that small; a
- * service that cannot take it answers 429 or 503, and the limit halves after one round trip.
+ * A submission that may have created a job is never sent again, so its first burst is kept that small (issue 34).
  */
 export const INITIAL_IN_FLIGHT = 6;
 /**
@@ -55,84 +66,177 @@ export const INITIAL_IN_FLIGHT = 6;
 export const limitStart = { inFlight: INITIAL_IN_FLIGHT };
 
 /**
- * The first burst of a batch under `bound`, by what a refusal costs. Reads start at the bound: a refused read is read
- * again after its backoff, and the limit halves once per round trip on the refusals, so a burst the service cannot
- * take costs retries, never a job (and a batch of reads meets no ramp). Submissions start at INITIAL_IN_FLIGHT.
+ * Reads in flight at the start: version 2's fixed bound before the limit could grow past it. A refused read is read
+ * again, but each refusal spends one of its call's retries: a first burst of 1,000 against a service that takes 8
+ * would spend one of every item's at once, while from 50 the limit doubles per round trip to 1,000 within 5.
+ */
+export const INITIAL_READS_IN_FLIGHT = 50;
+
+/**
+ * The first burst of a batch under `bound`, by what a refusal costs: reads at INITIAL_READS_IN_FLIGHT (a refused read
+ * is read again after its backoff, never a job), submissions at INITIAL_IN_FLIGHT; never past the bound.
  */
 export function firstBurst(bound: number, readsOnly: boolean): number {
-	return readsOnly ? bound : Math.min(bound, limitStart.inFlight);
+	return Math.min(bound, readsOnly ? INITIAL_READS_IN_FLIGHT : limitStart.inFlight);
 }
-/** The bound of version 2's default: never more requests in flight than this. */
-export const DEFAULT_MAX_IN_FLIGHT = 50;
 /**
  * The most items of one execution started and not yet ended (version 2): a wait sleeping between its reads holds
  * no slot but holds its item, so a batch of that many waits has every job submitted at once; beyond it, items start
  * as others end, and 10,000 items never all hold memory at once.
  */
 export const MAX_ITEMS_AT_ONCE = 1000;
+/**
+ * The bound of version 2's default (Concurrency not set): an item has one request in flight at a time, so no more
+ * than MAX_ITEMS_AT_ONCE can be, and a batch of 1,000 items is never held back by the bound, only by the service.
+ */
+export const DEFAULT_MAX_IN_FLIGHT = MAX_ITEMS_AT_ONCE;
 /** The longest pause a Retry-After imposes on new requests (a longer one fails the calls that meet it, saying when). */
 export const MAX_PAUSE_MS = 60_000;
+/**
+ * What a call must keep after waiting out a pause for the wait to be of use: an attempt needs time to be answered.
+ * A request whose call would keep less is refused at once (it fails, saying when), never sent at the last moment.
+ */
+export const MIN_LEFT_AFTER_PAUSE_MS = 1000;
+/** The window a cut reads: the last answers to requests sent since the last cut, at least this many (or the limit). */
+export const MIN_WINDOW = 20;
+/** A cut needs more than this share of the window busy, and at least MIN_BUSY_TO_CUT busy answers in it. */
+export const BUSY_SHARE_TO_CUT = 1 / 5;
+export const MIN_BUSY_TO_CUT = 2;
+
+/** What a Retry-After pause remembers: the burst it answers and how much of it the service accepted. */
+interface Pause {
+	/** Requests with seq below `until` (and from `from` on) were the burst in flight when the pause began. */
+	from: number;
+	until: number;
+	accepted: number;
+	statusCode: number;
+}
 
 export class AdaptiveLimit {
 	private limit: number;
-	/** Requests sent so far; the count at the last halving. */
+	/** Requests sent so far, and the count at the last cut: answers to earlier requests neither cut nor grow it. */
 	private sentCount = 0;
-	private lastHalving = 0;
-	private halved = false;
+	private lastCut = 0;
+	private cut = false;
+	/** The most the limit may grow to after a Retry-After: what the service accepted then. */
+	private ceiling: number;
+	/** Answers to requests sent since the last cut, oldest first (true: busy), at most windowSize() of them. */
+	private window: Array<{ seq: number; busy: boolean }> = [];
 	private pausedUntil = 0;
+	private pause: Pause | undefined;
+	/** Requests sent before this one belong to the burst of the last pause: their Retry-After pauses nothing again. */
+	private pauseSeq = 0;
+	private pauseStatus = 429;
 
 	constructor(
 		/** The most in flight, whatever the answers say. */
 		readonly max: number,
-		private readonly now: () => number = Date.now,
+		readonly now: () => number = Date.now,
 		initial = limitStart.inFlight,
 	) {
 		this.limit = Math.max(1, Math.min(initial, max));
+		this.ceiling = max;
 	}
 
 	/** How many may be in flight now (a whole number from 1 to max). */
 	allowed(): number {
+		this.resume();
 		return Math.max(1, Math.min(this.max, Math.floor(this.limit)));
 	}
 
 	/** Milliseconds until new requests may start (a Retry-After), 0 when they may start now. */
 	pauseLeft(): number {
+		this.resume();
 		return Math.max(0, this.pausedUntil - this.now());
+	}
+
+	/** The status of the answer that asked for the last pause. */
+	pausedBy(): number {
+		return this.pauseStatus;
 	}
 
 	sent(): PaceTicket {
 		return { seq: this.sentCount++ };
 	}
 
-	answered(ticket: PaceTicket, signal: AnswerSignal, retryAfterMs?: number): void {
+	answered(ticket: PaceTicket, signal: AnswerSignal, retryAfterMs?: number, statusCode = 429): void {
+		this.resume();
 		if (signal === 'neutral') return;
-		if (signal === 'busy') {
-			if (retryAfterMs !== undefined && retryAfterMs <= MAX_PAUSE_MS) this.pausedUntil = Math.max(this.pausedUntil, this.now() + retryAfterMs);
-			if (ticket.seq >= this.lastHalving) {
-				this.halved = true;
-				this.lastHalving = this.sentCount;
-				this.limit = Math.max(1, this.limit / 2);
-			}
-			return;
+		const pause = this.pause;
+		if (pause && signal === 'ok' && ticket.seq >= pause.from && ticket.seq < pause.until) pause.accepted++;
+		if (signal === 'busy' && retryAfterMs !== undefined && retryAfterMs <= MAX_PAUSE_MS && ticket.seq >= this.pauseSeq) {
+			this.startPause(retryAfterMs, statusCode);
 		}
-		// Answers to requests sent before the last cut do not undo it.
-		if (ticket.seq < this.lastHalving) return;
+		// Answers to requests sent before the last cut (or pause) neither cut again nor undo it.
+		if (ticket.seq < this.lastCut) return;
+		this.window.push({ seq: ticket.seq, busy: signal === 'busy' });
+		if (this.window.length > this.windowSize()) this.window.shift();
+		if (this.cutOnRate() || signal === 'busy') return;
 		// Slow start: +1 per answer doubles the limit per round trip; after a cut, +1 per round trip.
-		this.limit = Math.min(this.max, this.limit + (this.halved ? 1 / this.limit : 1));
+		this.limit = Math.min(this.max, this.ceiling, this.limit + (this.cut ? 1 / this.limit : 1));
+	}
+
+	private windowSize(): number {
+		return Math.max(MIN_WINDOW, Math.floor(this.limit));
+	}
+
+	/** A rate of busy answers cuts the limit to the share answered ok; a lone one, or a thin window, does not. */
+	private cutOnRate(): boolean {
+		const busy = this.window.filter((answer) => answer.busy).length;
+		const enough = this.window.length >= Math.min(MIN_WINDOW, Math.floor(this.limit));
+		if (this.pause || !enough || busy < MIN_BUSY_TO_CUT || busy <= BUSY_SHARE_TO_CUT * this.window.length) return false;
+		this.cutTo(this.limit * (1 - busy / this.window.length));
+		return true;
+	}
+
+	private cutTo(limit: number): void {
+		this.limit = Math.max(1, Math.min(this.limit, limit));
+		this.cut = true;
+		this.lastCut = this.sentCount;
+		this.window = [];
+	}
+
+	/** One pause per burst: the ok answers of the requests then in flight (the last `allowed()` sent) are counted. */
+	private startPause(retryAfterMs: number, statusCode: number): void {
+		const from = this.sentCount - Math.floor(this.limit);
+		const accepted = this.window.filter((answer) => !answer.busy && answer.seq >= from).length;
+		this.pause = { from, until: this.sentCount, accepted, statusCode };
+		this.pauseSeq = this.sentCount;
+		this.pauseStatus = statusCode;
+		this.pausedUntil = this.now() + retryAfterMs;
+		this.cutTo(this.limit);
+	}
+
+	/** Once a pause is over the limit is what the service accepted of its burst, and never grows past it again. */
+	private resume(): void {
+		const pause = this.pause;
+		if (!pause || this.now() < this.pausedUntil) return;
+		this.pause = undefined;
+		if (pause.accepted > 0) this.ceiling = Math.min(this.ceiling, pause.accepted);
+		this.cutTo(this.limit);
+		this.limit = Math.max(1, Math.min(this.ceiling, pause.accepted));
 	}
 }
 
 /** How slots wait out a Retry-After (n8n's sleep; tests pass their own). */
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
+/** A request waiting for a slot, and how long it may still wait out pauses (its call's time on the service). */
+interface Waiter {
+	go: (slot: PaceTicket | PaceRefusal | undefined) => void;
+	pauseBudget: number;
+}
+
 /**
  * The slots of one execution: a request is sent when fewer than `limit.allowed()` are in flight and no Retry-After
- * lasts; the others wait in the order they asked. A slot freed, or a limit grown, lets waiters go at once. Once the
- * execution is cancelled every waiter is let go without a slot, to send nothing.
+ * lasts; the others wait in the order they asked. A slot freed, or a limit grown, lets waiters go at once. A pause
+ * longer than a waiter's call can wait refuses that waiter at once (the call fails saying when), so a batch whose
+ * every answer asks for such a pause ends within about one pause. Once the execution is cancelled every waiter is
+ * let go without a slot, to send nothing.
  */
 export class InFlightLimit implements RequestPace {
 	private inFlight = 0;
-	private readonly waiters: Array<(ticket: PaceTicket | undefined) => void> = [];
+	private readonly waiters: Waiter[] = [];
 	private pauseTimer: Promise<void> | undefined;
 	private change: { promise: Promise<void>; resolve: () => void } | undefined;
 
@@ -176,19 +280,22 @@ export class InFlightLimit implements RequestPace {
 		return this.take();
 	}
 
-	async slot(): Promise<PaceTicket | undefined> {
+	async slot(pauseBudgetMs = Infinity): Promise<PaceTicket | PaceRefusal | undefined> {
 		if (this.cancel?.aborted) return undefined;
 		const now = this.takeNow();
 		if (now) return now;
-		const ticket = new Promise<PaceTicket | undefined>((resolve) => this.waiters.push(resolve));
+		// Joining a pause that has begun: its budget meets the rest of it now (the waiters then were met at its start).
+		const pause = this.pauseTimer ? this.limit.pauseLeft() : 0;
+		if (pause > 0 && pauseBudgetMs - pause < MIN_LEFT_AFTER_PAUSE_MS) return { refusedFor: pause, statusCode: this.limit.pausedBy() };
+		const ticket = new Promise<PaceTicket | PaceRefusal | undefined>((go) => this.waiters.push({ go, pauseBudget: pauseBudgetMs - pause }));
 		this.pump();
 		this.changed();
 		return await ticket;
 	}
 
-	answered(ticket: PaceTicket, signal: AnswerSignal, retryAfterMs?: number): void {
+	answered(ticket: PaceTicket, signal: AnswerSignal, retryAfterMs?: number, statusCode?: number): void {
 		this.inFlight--;
-		this.limit.answered(ticket, signal, retryAfterMs);
+		this.limit.answered(ticket, signal, retryAfterMs, statusCode);
 		this.pump();
 		this.changed();
 	}
@@ -205,9 +312,10 @@ export class InFlightLimit implements RequestPace {
 	/** Lets waiters go while there is room; during a pause, one sleep for all of them. */
 	private pump(): void {
 		if (this.cancel?.aborted) return this.letGo();
-		while (this.waiters.length > 0 && this.free()) this.waiters.shift()?.(this.take());
+		while (this.waiters.length > 0 && this.free()) this.waiters.shift()?.go(this.take());
 		const pause = this.limit.pauseLeft();
 		if (this.waiters.length === 0 || pause === 0 || this.pauseTimer) return;
+		this.refuseBeyond(pause);
 		this.pauseTimer = this.wait(pause, this.cancel)
 			.catch(() => undefined)
 			.then(() => {
@@ -217,8 +325,22 @@ export class InFlightLimit implements RequestPace {
 			});
 	}
 
+	/** At a pause's start: each waiter either waits it out (its budget spent by as much) or, too short for it, is refused now. */
+	private refuseBeyond(pause: number): void {
+		const refusal: PaceRefusal = { refusedFor: pause, statusCode: this.limit.pausedBy() };
+		for (const waiter of this.waiters.splice(0)) {
+			if (waiter.pauseBudget - pause < MIN_LEFT_AFTER_PAUSE_MS) {
+				waiter.go(refusal);
+				continue;
+			}
+			waiter.pauseBudget -= pause;
+			this.waiters.push(waiter);
+		}
+		this.changed();
+	}
+
 	private letGo(): void {
-		for (const waiter of this.waiters.splice(0)) waiter(undefined);
+		for (const waiter of this.waiters.splice(0)) waiter.go(undefined);
 		this.changed();
 	}
 }

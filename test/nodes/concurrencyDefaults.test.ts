@@ -2,43 +2,38 @@
  * Version 2's limit of requests in flight (nodes/shared/adaptiveLimit.ts), through n8n's engine against the
  * reference server behind a recording hop that holds each request 20 ms (a service across a network). Every claim
  * is a count of what the hop saw, never a time: a gate holds requests until the number the node should reach pile
- * up, so the test knows that many were in flight together, and one more would be seen. The bound is reached
- * exactly and never passed; the first burst is the bound for reads and INITIAL_IN_FLIGHT for submissions (firstBurst:
- * a refused submission is never sent again); a 429, a 503, a dropped connection and a timeout
- * each halve the requests in flight once; a Retry-After holds every new request, items already started included;
- * and a batch of Submit + Wait for Completion submits every job while none has ended (an item waiting for its job
- * holds no slot). A 400 grows the limit like a success and a 500 does not cut it; a pause's end lets waiting requests
- * go with none in flight, and a cancel during a pause ends the run at once; Concurrency 1 runs one item at a time.
+ * up, so the test knows that many were in flight together (and a gate that never fills, that one more never was).
+ * At its defaults the limit grows past 50 while answers are ok; a set Concurrency is reached exactly and never passed;
+ * the first burst is INITIAL_READS_IN_FLIGHT for reads and INITIAL_IN_FLIGHT for submissions (firstBurst); a rate of
+ * 429s, 503s, dropped connections or timeouts cuts the requests in flight to the share answered ok, once, while one
+ * 503 cuts nothing; a Retry-After holds every new request, items already started included, and one as long as a
+ * call can wait ends the batch at once, every item saying when; a submission answered 429 is sent again, once; and a
+ * batch of Submit + Wait for Completion submits every job while none has ended (an item waiting for its job holds no
+ * slot). A 400 grows the limit like a success and a 500 does not cut it; a pause's end lets waiting requests go with
+ * none in flight, and a cancel during a pause ends the run at once; Concurrency 1 runs one item at a time. Against
+ * testkit/limitedService.ts (4 at once, 429 beyond) every Submit item gets its job, each created once.
  * Version 1 keeps its fixed pool (test/nodes/batchingConcurrency.test.ts).
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { DEFAULT_MAX_IN_FLIGHT, INITIAL_IN_FLIGHT } from '../../nodes/shared/adaptiveLimit';
+import { DEFAULT_MAX_IN_FLIGHT, INITIAL_IN_FLIGHT, INITIAL_READS_IN_FLIGHT } from '../../nodes/shared/adaptiveLimit';
 import { transportTiming } from '../../nodes/shared/transport';
 import { runActionNode } from '../../testkit/engine';
 import { advanceWhileWaiting, credentialsFor, INTERFACES, numberedSubmit, SALES, startFixture } from '../../testkit/fixtures';
 import type { Fixture, Interface } from '../../testkit/fixtures';
 import { startRecordingFront } from '../../testkit/recordingFront';
-import type { RecordedRequest, RecordingFront, RecordingFrontOptions, Refusal } from '../../testkit/recordingFront';
+import type { RecordingFront, RecordingFrontOptions, Refusal } from '../../testkit/recordingFront';
+import { startLimitedService } from '../../testkit/limitedService';
+import type { LimitedService } from '../../testkit/limitedService';
 
 const LATENCY_MS = 20;
-/** More items than the bound, so an unbounded node would pass it. */
-const ITEMS = DEFAULT_MAX_IN_FLIGHT * 3;
+/** A Concurrency set by the user, and more items than it, so an unbounded node would pass it. */
+const SET_BOUND = 50;
+const ITEMS = SET_BOUND * 3;
 /** Requests answered before the gate closes: enough ok answers to grow the limit from its start to the bound. */
-const WARM_UP = DEFAULT_MAX_IN_FLIGHT + 10;
-
-/**
- * Requests from the `from`-th on that the node had in flight when request `index` arrived, itself included: the
- * hop's order of arrivals and closes (requests before `from` are left out: the node had read their answers).
- */
-function inFlightAt(requests: RecordedRequest[], from: number, index: number): number {
-	let count = 1;
-	for (let other = from; other < index; other++) {
-		const closedAfter = requests[other].closedAfter;
-		if (closedAfter === undefined || closedAfter > index) count++;
-	}
-	return count;
-}
+const WARM_UP = SET_BOUND + 10;
+/** At the defaults: reads past which the gate holds, and how many it holds at once (well past 50, the old bound). */
+const GROWN = 400;
 
 const most = (values: number[]) => Math.max(...values);
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, n) => from + n);
@@ -81,26 +76,42 @@ describe.each(INTERFACES)('version 2 defaults over the %s interface', (kind: Int
 			items,
 			parameters: { authentication: fx.authentication, resource: 'job', operation: 'get', jobId: '={{ $json.jobId }}', ...extra },
 		});
-	test(`Get reaches exactly ${DEFAULT_MAX_IN_FLIGHT} reads in flight and never one more; outputs in item order`, async () => {
-		// After WARM_UP answers the limit is at its bound; the gate then holds every read until that many pile up.
-		const { url, maxInFlight, requests, gateFilled } = await hop({ gate: { from: WARM_UP, until: DEFAULT_MAX_IN_FLIGHT } });
-		const items = getItems(ITEMS);
+	test(`Get at its defaults grows past ${INITIAL_READS_IN_FLIGHT} while answers are ok: ${GROWN} reads in flight at once; outputs in item order`, async () => {
+		// After GROWN ok answers the limit is INITIAL_READS_IN_FLIGHT + GROWN (one per ok answer); the gate then holds
+		// every read until GROWN pile up, which a limit stuck at 50 (or any below GROWN) never lets happen.
+		const { url, maxInFlight, requests, gateFilled } = await hop({ gate: { from: GROWN, until: GROWN, giveUpMs: 20_000 } });
+		const items = getItems(2 * GROWN + 100);
 		const result = await get(url, items);
 		expect(result.error).toBeUndefined();
 		expect(gateFilled()).toBe(true);
-		expect(maxInFlight()).toBe(DEFAULT_MAX_IN_FLIGHT);
-		expect(requests).toHaveLength(ITEMS);
+		expect(maxInFlight()).toBeGreaterThanOrEqual(GROWN);
+		expect(maxInFlight()).toBeLessThanOrEqual(DEFAULT_MAX_IN_FLIGHT);
+		expect(requests).toHaveLength(items.length);
 		expect(result.json.map((json) => json.jobId)).toEqual(items.map((item) => item.jobId));
 		expect(result.items.map((item) => item.pairedItem)).toEqual(items.map((_, n) => ({ item: n })));
 	});
 
-	test(`Submit reaches exactly ${DEFAULT_MAX_IN_FLIGHT} submissions in flight and never one more; one job per item`, async () => {
-		const { url, maxInFlight, requests, gateFilled } = await hop({ gate: { from: WARM_UP, until: DEFAULT_MAX_IN_FLIGHT } });
-		const before = fx.server.store.count();
-		const result = await runActionNode({ typeVersion: 2, credentials: credentialsFor(url), items: Array.from({ length: ITEMS }, (_, n) => ({ n })), parameters: numberedSubmit(fx) });
+	test(`Get at Concurrency ${SET_BOUND} reaches exactly ${SET_BOUND} reads in flight and never one more`, async () => {
+		const { url, maxInFlight, requests, gateFilled } = await hop({ gate: { from: WARM_UP, until: SET_BOUND } });
+		const result = await get(url, getItems(ITEMS), { batching: { concurrency: SET_BOUND } });
 		expect(result.error).toBeUndefined();
 		expect(gateFilled()).toBe(true);
-		expect(maxInFlight()).toBe(DEFAULT_MAX_IN_FLIGHT);
+		expect(maxInFlight()).toBe(SET_BOUND);
+		expect(requests).toHaveLength(ITEMS);
+	});
+
+	test(`Submit at Concurrency ${SET_BOUND} reaches exactly ${SET_BOUND} submissions in flight and never one more; one job per item`, async () => {
+		const { url, maxInFlight, requests, gateFilled } = await hop({ gate: { from: WARM_UP, until: SET_BOUND } });
+		const before = fx.server.store.count();
+		const result = await runActionNode({
+			typeVersion: 2,
+			credentials: credentialsFor(url),
+			items: Array.from({ length: ITEMS }, (_, n) => ({ n })),
+			parameters: numberedSubmit(fx, { batching: { concurrency: SET_BOUND } }),
+		});
+		expect(result.error).toBeUndefined();
+		expect(gateFilled()).toBe(true);
+		expect(maxInFlight()).toBe(SET_BOUND);
 		expect(requests).toHaveLength(ITEMS);
 		expect(fx.server.store.count() - before).toBe(ITEMS);
 		// Each output carries the job its own item created.
@@ -118,15 +129,15 @@ describe.each(INTERFACES)('version 2 defaults over the %s interface', (kind: Int
 		expect(maxInFlight()).toBe(bound);
 	});
 
-	test(`the first burst of reads is exactly the bound (${DEFAULT_MAX_IN_FLIGHT}), before any answer`, async () => {
+	test(`the first burst of reads is exactly ${INITIAL_READS_IN_FLIGHT}, before any answer`, async () => {
 		// Nothing is answered until the first burst is in; one more read would be seen in flight beside them.
-		const { url, requests, gateFilled } = await hop({ gate: { from: 0, until: DEFAULT_MAX_IN_FLIGHT } });
-		const result = await get(url, getItems(DEFAULT_MAX_IN_FLIGHT + 10));
+		const { url, requests, gateFilled } = await hop({ gate: { from: 0, until: INITIAL_READS_IN_FLIGHT } });
+		const result = await get(url, getItems(INITIAL_READS_IN_FLIGHT + 10));
 		expect(result.error).toBeUndefined();
 		expect(gateFilled()).toBe(true);
-		expect(requests[DEFAULT_MAX_IN_FLIGHT - 1].inFlightAtArrival).toBe(DEFAULT_MAX_IN_FLIGHT);
+		expect(requests[INITIAL_READS_IN_FLIGHT - 1].inFlightAtArrival).toBe(INITIAL_READS_IN_FLIGHT);
 		// No other read arrived before the first answer of the burst went back.
-		expect(most(requests.slice(0, DEFAULT_MAX_IN_FLIGHT).map((request) => -(request.closedAfter ?? Infinity)))).toBe(-DEFAULT_MAX_IN_FLIGHT);
+		expect(most(requests.slice(0, INITIAL_READS_IN_FLIGHT).map((request) => -(request.closedAfter ?? Infinity)))).toBe(-INITIAL_READS_IN_FLIGHT);
 	});
 
 	test(`the first burst of submissions is exactly ${INITIAL_IN_FLIGHT}, before any answer: one job per item`, async () => {
@@ -140,14 +151,14 @@ describe.each(INTERFACES)('version 2 defaults over the %s interface', (kind: Int
 		expect(fx.server.store.count() - before).toBe(20);
 	});
 
-	test('a Concurrency outside 1 to 100, or not whole, stops version 2 before anything is sent; 1 and 100 are accepted', async () => {
+	test(`a Concurrency outside 1 to ${DEFAULT_MAX_IN_FLIGHT}, or not whole, stops version 2 before anything is sent; 1 and ${DEFAULT_MAX_IN_FLIGHT} are accepted`, async () => {
 		const { url, requests } = await hop();
-		for (const refused of [101, 0, 2.5]) {
+		for (const refused of [DEFAULT_MAX_IN_FLIGHT + 1, 0, 2.5]) {
 			const refusedResult = await get(url, getItems(3), { batching: { concurrency: refused } });
-			expect(refusedResult.error?.message).toBe(`Concurrency must be a whole number from 1 to 100, got ${refused}`);
+			expect(refusedResult.error?.message).toBe(`Concurrency must be a whole number from 1 to ${DEFAULT_MAX_IN_FLIGHT}, got ${refused}`);
 		}
 		expect(requests).toHaveLength(0);
-		for (const accepted of [100, 1]) {
+		for (const accepted of [DEFAULT_MAX_IN_FLIGHT, 1]) {
 			const acceptedResult = await get(url, getItems(3), { batching: { concurrency: accepted } });
 			expect(acceptedResult.error).toBeUndefined();
 			expect(acceptedResult.json.map((json) => json.jobId)).toEqual(getItems(3).map((item) => item.jobId));
@@ -229,33 +240,68 @@ describe('version 2 cuts the requests in flight on the service’s word (native)
 			onStart,
 		});
 
-	test.each(CUTS)('$label to every read of the first burst halves the reads in flight, once', async ({ refusal, attemptMs }) => {
+	test.each(CUTS)('$label to every read of the first burst cuts the reads in flight to the share answered ok (none: one at a time), once', async ({ refusal, attemptMs }) => {
 		if (attemptMs) transportTiming.attemptMs = attemptMs;
 		const burst = INITIAL_IN_FLIGHT;
 		// At Concurrency = the first burst the limit cannot grow before the cut: the burst is exactly `burst` reads,
-		// held until all are in (a refusal answered sooner would cut the limit before the last of them is sent).
-		// The reads after it are held until half as many pile up.
+		// held until all are in. Every one is refused, so the limit falls to one once the window holds the burst's
+		// answers (the first `burst - 1` refusals each free a slot before that: a thin window decides nothing). The reads
+		// after those are held until two pile up, which a limit of one never lets happen (the hop gives up after 2 s):
+		// no request held there is answered, so what the hop holds is what the node has in flight.
 		front = await startRecordingFront(fx.server.url, {
 			latencyMs: LATENCY_MS,
 			refuse: (index) => (index < burst ? refusal : undefined),
 			gate: [
 				{ from: 0, until: burst, giveUpMs: 10_000 },
-				{ from: burst, until: burst / 2, giveUpMs: 10_000 },
+				{ from: 2 * burst - 1, until: 2, giveUpMs: 2000 },
 			],
 		});
 		const result = await get(front.url, 24, { batching: { concurrency: burst } });
 		const { requests } = front;
 		expect(result.error).toBeUndefined();
 		expect(requests[burst - 1].inFlightAtArrival).toBe(burst);
-		expect(front.gateFilled()).toBe(true);
-		// Half the burst in flight after the cut, not the burst (no cut) nor fewer (a cut per refusal); a cut
-		// grows back by one per round trip only, so the next round holds no more either.
-		expect(most(range(burst, 2 * burst).map((index) => inFlightAt(requests, burst, index)))).toBe(burst / 2);
+		expect(front.gateFilled()).toBe(false);
 		// Every item read, the refused ones again.
 		expect(requests.length).toBe(24 + burst);
 	});
 
-	test(`a 503 storm: reads starting at the bound (${DEFAULT_MAX_IN_FLIGHT}) against a service taking ${STORM_CAPACITY} at once fall to its size, and every item is read`, async () => {
+	test('503s to half the reads of the first burst (a rate) cut the reads in flight to the half answered ok', async () => {
+		const burst = INITIAL_IN_FLIGHT;
+		// The cut comes with the burst's last answer; the reads sent after it (from the (burst + burst/2)th on: the three
+		// answers before the last freed three slots) are held until four pile up, which a limit of three never lets happen.
+		front = await startRecordingFront(fx.server.url, {
+			latencyMs: LATENCY_MS,
+			refuse: (index) => (index < burst / 2 ? { status: 503 } : undefined),
+			gate: [
+				{ from: 0, until: burst, giveUpMs: 10_000 },
+				{ from: burst + burst / 2, until: burst / 2 + 1, giveUpMs: 2000 },
+			],
+		});
+		const result = await get(front.url, 24, { batching: { concurrency: burst } });
+		expect(result.error).toBeUndefined();
+		expect(front.requests[burst - 1].inFlightAtArrival).toBe(burst);
+		expect(front.gateFilled()).toBe(false);
+		expect(front.requests.length).toBe(24 + burst / 2);
+	});
+
+	test('a scattered error is not overload: one 503 in the first burst cuts nothing, the next round has the whole burst in flight again', async () => {
+		const burst = INITIAL_IN_FLIGHT;
+		front = await startRecordingFront(fx.server.url, {
+			latencyMs: LATENCY_MS,
+			refuse: (index) => (index === 0 ? { status: 503 } : undefined),
+			gate: [
+				{ from: 0, until: burst, giveUpMs: 10_000 },
+				{ from: burst, until: burst, giveUpMs: 10_000 },
+			],
+		});
+		const result = await get(front.url, 24, { batching: { concurrency: burst } });
+		expect(result.error).toBeUndefined();
+		// The second gate opened on `burst` reads held at once: no cut (a cut per busy answer would have halved them).
+		expect(front.gateFilled()).toBe(true);
+		expect(front.requests.length).toBe(25);
+	});
+
+	test(`a 503 storm: reads starting at ${INITIAL_READS_IN_FLIGHT} against a service taking ${STORM_CAPACITY} at once fall to its size, and every item is read`, async () => {
 		// Shorter backoff than the node's (a harsher storm: refused reads come back sooner), so the test stays quick,
 		// and more retries: which read the service refuses once the limit is at its size depends on when answers go
 		// back (a busy machine), and a read refused at every one of 3 retries would fail its item whatever the limit.
@@ -264,7 +310,7 @@ describe('version 2 cuts the requests in flight on the service’s word (native)
 		front = await startRecordingFront(fx.server.url, {
 			latencyMs: LATENCY_MS,
 			refuse: (_index, request) => (request.inFlightAtArrival > STORM_CAPACITY ? { status: 503 } : undefined),
-			gate: { from: 0, until: DEFAULT_MAX_IN_FLIGHT, giveUpMs: 10_000 },
+			gate: { from: 0, until: INITIAL_READS_IN_FLIGHT, giveUpMs: 10_000 },
 		});
 		const result = await get(front.url, STORM_ITEMS);
 		const { requests } = front;
@@ -272,13 +318,13 @@ describe('version 2 cuts the requests in flight on the service’s word (native)
 		expect(front.gateFilled()).toBe(true);
 		expect(result.json).toHaveLength(STORM_ITEMS);
 		const refused = requests.filter((request) => request.refusedWith === 503).length;
-		expect(requests.slice(0, DEFAULT_MAX_IN_FLIGHT).filter((request) => request.refusedWith === 503)).toHaveLength(DEFAULT_MAX_IN_FLIGHT - STORM_CAPACITY);
+		expect(requests.slice(0, INITIAL_READS_IN_FLIGHT).filter((request) => request.refusedWith === 503)).toHaveLength(INITIAL_READS_IN_FLIGHT - STORM_CAPACITY);
 		expect(requests.length).toBe(STORM_ITEMS + refused);
-		// The first burst is refused but for the service's share; halving once per round trip, the limit is at the
-		// service's size within a few round trips, then probes past it by one at most (AIMD), each probe cut again.
-		expect(requests[DEFAULT_MAX_IN_FLIGHT - 1].inFlightAtArrival).toBe(DEFAULT_MAX_IN_FLIGHT);
-		// The cuts take 50, 25, 12, 6 and 3 reads: from the 100th read on, the storm is over.
-		const after = requests.slice(2 * DEFAULT_MAX_IN_FLIGHT);
+		// The first burst is refused but for the service's share; cut to the share answered ok, the limit is at the
+		// service's size within a round trip or two, then probes past it by one per round trip, each probe cut again.
+		expect(requests[INITIAL_READS_IN_FLIGHT - 1].inFlightAtArrival).toBe(INITIAL_READS_IN_FLIGHT);
+		// From the 100th read on, the storm is over.
+		const after = requests.slice(2 * INITIAL_READS_IN_FLIGHT);
 		expect(most(after.map((request) => request.inFlightAtArrival))).toBeLessThanOrEqual(2 * STORM_CAPACITY);
 		expect(after.filter((request) => request.refusedWith === 503).length).toBeLessThan(after.length / 2);
 	});
@@ -304,19 +350,19 @@ describe('version 2 cuts the requests in flight on the service’s word (native)
 	});
 
 	test('a cancel during a Retry-After ends the run at once: the reads waiting for a slot are let go, none is sent', async () => {
-		// Concurrency 2: both first reads are refused with "Retry-After: 60" (the first heard pauses the slots before
+		// Concurrency 2: both first reads are refused with "Retry-After: 30" (the first heard pauses the slots before
 		// it frees one, so no other read is sent whichever is heard first); the other 4 items wait for a slot through
 		// the pause. The execution is cancelled once both answers are sent: nothing is in flight then.
 		front = await startRecordingFront(fx.server.url, {
 			latencyMs: LATENCY_MS,
-			refuse: (index) => (index < 2 ? { status: 429, headers: { 'retry-after': '60' } } : undefined),
+			refuse: (index) => (index < 2 ? { status: 429, headers: { 'retry-after': '30' } } : undefined),
 		});
 		const { requests } = front;
 		let cancel: (() => void) | undefined;
 		const run = get(front.url, 6, { batching: { concurrency: 2 } }, (execution) => (cancel = execution.cancel));
 		await until(() => requests.length === 2 && requests.every((request) => request.closedAfter !== undefined), 'both first reads were answered');
 		cancel?.();
-		// A node that slept out the pause would end a minute later: given up on after 15 s, it fails the test.
+		// A node that slept out the pause would end 30 s later: given up on after 15 s, it fails the test.
 		let watchdog: NodeJS.Timeout | undefined;
 		const ended = await Promise.race([run.then(() => true), new Promise<boolean>((resolve) => (watchdog = setTimeout(() => resolve(false), 15_000)))]);
 		clearTimeout(watchdog);
@@ -390,10 +436,10 @@ describe('version 2 hears each answer for what it says (native)', () => {
 		expect(fx.server.store.count() - before).toBe(INITIAL_IN_FLIGHT);
 	});
 
-	test('the end of a Retry-After lets the waiting submissions go even when none is in flight to free a slot', async () => {
-		// Concurrency 2: the first submission is refused with "Retry-After: 1" (a submit is never sent again), the
-		// second is answered; the other 4 items wait for a slot. Once the pause is over nothing is in flight, so
-		// only the pause's own end can let them go.
+	test('the end of a Retry-After lets the waiting submissions go even when none is in flight to free a slot; the refused one is sent again, once', async () => {
+		// Concurrency 2: the first submission is refused with "Retry-After: 1" (a 429 created nothing: it is sent
+		// again after the pause), the second is answered; the other 4 items wait for a slot. Once the pause is over
+		// nothing is in flight, so only the pause's own end can let them go.
 		front = await startRecordingFront(fx.server.url, {
 			latencyMs: LATENCY_MS,
 			refuse: (index) => (index === 0 ? { status: 429, headers: { 'retry-after': '1' } } : undefined),
@@ -404,9 +450,30 @@ describe('version 2 hears each answer for what it says (native)', () => {
 		clearTimeout(watchdog);
 		expect(result.run.status).not.toBe('canceled');
 		expect(result.error).toBeUndefined();
-		expect(front.requests).toHaveLength(6);
-		expect(result.json[0].httpCode).toBe('429');
-		expect(result.json.slice(1).every((json) => typeof json.jobId === 'string')).toBe(true);
+		expect(front.requests).toHaveLength(7);
+		expect(front.requests.filter((request) => request.refusedWith === 429)).toHaveLength(1);
+		// Every item has its own job, the refused one's from its second sending: six jobs for six items, none twice.
+		const jobs = result.json.map((json) => json.jobId);
+		expect(jobs.every((id) => typeof id === 'string')).toBe(true);
+		expect(new Set(jobs).size).toBe(6);
+		expect(fx.server.store.count()).toBe(6);
+	});
+
+	test('a batch whose every answer asks for a Retry-After as long as a call can wait ends within that one pause: the reads waiting for a slot fail at once, saying when', async () => {
+		// Concurrency 4, 10 items, every read refused with "Retry-After: 60" (a call's whole limit): the first 4 are
+		// refused and pause the node; the 6 waiting could only be sent after their calls ended, so none is sent.
+		front = await startRecordingFront(fx.server.url, { latencyMs: LATENCY_MS, refuse: () => ({ status: 429, headers: { 'retry-after': '60' } }) });
+		const result = await runActionNode({
+			typeVersion: 2,
+			credentials: credentialsFor(front.url),
+			continueOnFail: true,
+			items: Array.from({ length: 10 }, () => ({ jobId: 'job-1' })),
+			parameters: { authentication: fx.authentication, resource: 'job', operation: 'get', jobId: '={{ $json.jobId }}', batching: { concurrency: 4 } },
+		});
+		expect(result.error).toBeUndefined();
+		expect(front.requests).toHaveLength(4);
+		expect(result.json.map((json) => json.httpCode)).toEqual(Array.from({ length: 10 }, () => '429'));
+		expect(result.json.every((json) => String(json.description).includes('The service asked to retry in 60 s'))).toBe(true);
 	});
 
 	test('Concurrency 1 runs one item at a time: Submit + Wait for Completion submits the next job only once the last one has ended', async () => {
@@ -433,6 +500,36 @@ describe('version 2 hears each answer for what it says (native)', () => {
 			expect(Math.min(...readsOf(second))).toBeGreaterThan(posts[1]);
 		} finally {
 			stopClock();
+		}
+	});
+});
+
+describe('version 2 against a service of limited capacity (testkit/limitedService.ts, native)', () => {
+	let fx: Fixture;
+	let service: LimitedService | undefined;
+	beforeEach(async () => {
+		fx = await startFixture('native', { concurrency: 1000 });
+	});
+	afterEach(async () => {
+		await service?.close();
+		service = undefined;
+		await fx.server.close();
+	});
+
+	test.each([
+		['no Retry-After', undefined],
+		['Retry-After: 1', '1'],
+	])('Submit against a service taking 4 at once and answering 429 beyond (%s): every item submitted, each job created once', async (_label, retryAfter) => {
+		service = await startLimitedService(fx.server.url, { capacity: 4, serviceMs: LATENCY_MS, beyond: 429, retryAfter });
+		const result = await runActionNode({ typeVersion: 2, credentials: credentialsFor(service.url), items: Array.from({ length: 40 }, (_, n) => ({ n })), parameters: numberedSubmit(fx) });
+		expect(result.error).toBeUndefined();
+		expect(service.peak()).toBeLessThanOrEqual(4);
+		// A refused submission created nothing and was sent again; none created a job twice.
+		expect(service.refused()).toBeGreaterThan(0);
+		expect(service.submissionsTaken()).toBe(40);
+		expect(fx.server.store.count()).toBe(40);
+		for (const [n, json] of result.json.entries()) {
+			expect(fx.server.store.all().find((job) => job.id === json.jobId)?.parameters[0].value).toBe(String(n));
 		}
 	});
 });

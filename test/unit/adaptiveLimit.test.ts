@@ -5,10 +5,13 @@
  * more in flight than allowed, waiters let go the moment the limit grows, none during a pause, none once cancelled.
  * And what the transport tells them of a request that was never sent (nothing of the service's load).
  */
-import { AdaptiveLimit, DEFAULT_MAX_IN_FLIGHT, firstBurst, INITIAL_IN_FLIGHT, InFlightLimit, MAX_ITEMS_AT_ONCE, MAX_PAUSE_MS } from '../../nodes/shared/adaptiveLimit';
+import { AdaptiveLimit, DEFAULT_MAX_IN_FLIGHT, firstBurst, INITIAL_IN_FLIGHT, INITIAL_READS_IN_FLIGHT, InFlightLimit, MAX_ITEMS_AT_ONCE, MAX_PAUSE_MS, MIN_BUSY_TO_CUT, MIN_LEFT_AFTER_PAUSE_MS, MIN_WINDOW } from '../../nodes/shared/adaptiveLimit';
 import { overlapped } from '../../nodes/JobExecution/actions/router';
-import type { AnswerSignal, PaceTicket, RequestPace } from '../../nodes/shared/adaptiveLimit';
-import { apiRequest, DeadlineClock, readJobCall } from '../../nodes/shared/transport';
+import type { AnswerSignal, PaceRefusal, PaceTicket, RequestPace } from '../../nodes/shared/adaptiveLimit';
+import { answerReservation, AnswerBudget, MAX_ANSWER_BYTES_HELD } from '../../nodes/shared/answerBudget';
+import type { Release } from '../../nodes/shared/answerBudget';
+import { apiRequest, DeadlineClock, MAX_JOB_ANSWER_BYTES, readJobCall } from '../../nodes/shared/transport';
+import fc from 'fast-check';
 import { NodeApiError } from 'n8n-workflow';
 import type { IExecuteFunctions, INode, JsonObject } from 'n8n-workflow';
 
@@ -25,23 +28,35 @@ function harness(max: number) {
 	return { limit, roundTrip, advance: (ms: number) => (now += ms) };
 }
 
+/** Sends `count` requests and answers them: `busy` of them busy (first), the rest ok. */
+function answerBurst(limit: AdaptiveLimit, count: number, busy: number, retryAfterMs?: number) {
+	const tickets = Array.from({ length: count }, () => limit.sent());
+	tickets.forEach((ticket, n) => limit.answered(ticket, n < busy ? 'busy' : 'ok', n < busy ? retryAfterMs : undefined));
+}
+
 describe('AdaptiveLimit', () => {
-	test('the first burst: reads at their whole bound, submissions at INITIAL_IN_FLIGHT (never past the bound)', () => {
-		expect(firstBurst(DEFAULT_MAX_IN_FLIGHT, true)).toBe(DEFAULT_MAX_IN_FLIGHT);
+	test(`the first burst: reads at INITIAL_READS_IN_FLIGHT (${INITIAL_READS_IN_FLIGHT}), submissions at INITIAL_IN_FLIGHT, never past the bound`, () => {
+		expect(firstBurst(DEFAULT_MAX_IN_FLIGHT, true)).toBe(INITIAL_READS_IN_FLIGHT);
+		expect(firstBurst(INITIAL_READS_IN_FLIGHT + 1, true)).toBe(INITIAL_READS_IN_FLIGHT);
+		expect(firstBurst(INITIAL_READS_IN_FLIGHT - 1, true)).toBe(INITIAL_READS_IN_FLIGHT - 1);
 		expect(firstBurst(DEFAULT_MAX_IN_FLIGHT, false)).toBe(INITIAL_IN_FLIGHT);
 		expect(firstBurst(INITIAL_IN_FLIGHT + 1, false)).toBe(INITIAL_IN_FLIGHT);
 		expect(firstBurst(INITIAL_IN_FLIGHT - 1, false)).toBe(INITIAL_IN_FLIGHT - 1);
 		expect(firstBurst(2, true)).toBe(2);
-		expect(new AdaptiveLimit(DEFAULT_MAX_IN_FLIGHT, Date.now, firstBurst(DEFAULT_MAX_IN_FLIGHT, true)).allowed()).toBe(DEFAULT_MAX_IN_FLIGHT);
+		expect(new AdaptiveLimit(DEFAULT_MAX_IN_FLIGHT, Date.now, firstBurst(DEFAULT_MAX_IN_FLIGHT, true)).allowed()).toBe(INITIAL_READS_IN_FLIGHT);
 	});
 
-	test('starts at INITIAL_IN_FLIGHT, doubles per ok round trip, and stops exactly at its bound', () => {
+	test(`the default bound is ${DEFAULT_MAX_IN_FLIGHT}, the items a batch runs at once: one request each, so a 1,000-item batch never waits on it`, () => {
+		expect(DEFAULT_MAX_IN_FLIGHT).toBe(MAX_ITEMS_AT_ONCE);
+		expect(DEFAULT_MAX_IN_FLIGHT).toBeGreaterThanOrEqual(1000);
+	});
+
+	test('starts at INITIAL_IN_FLIGHT, doubles per ok round trip past 50, and stops exactly at its bound', () => {
 		const { limit, roundTrip } = harness(DEFAULT_MAX_IN_FLIGHT);
 		expect(limit.allowed()).toBe(INITIAL_IN_FLIGHT);
-		const sizes = Array.from({ length: 6 }, () => roundTrip(20));
-		expect(sizes.slice(0, 4)).toEqual([6, 12, 24, 48]);
-		expect(sizes.slice(4)).toEqual([DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_IN_FLIGHT]);
-		for (let i = 0; i < 1000; i++) roundTrip(20);
+		const sizes = Array.from({ length: 9 }, () => roundTrip(20));
+		expect(sizes).toEqual([6, 12, 24, 48, 96, 192, 384, 768, DEFAULT_MAX_IN_FLIGHT]);
+		for (let i = 0; i < 100; i++) roundTrip(20);
 		expect(limit.allowed()).toBe(DEFAULT_MAX_IN_FLIGHT);
 	});
 
@@ -52,21 +67,70 @@ describe('AdaptiveLimit', () => {
 		expect(limit.allowed()).toBe(1);
 	});
 
-	test('a burst of refusals halves the limit once, and answers to requests sent before the cut do not grow it back', () => {
-		const { limit, roundTrip, advance } = harness(40);
-		for (let i = 0; i < 5; i++) roundTrip(20);
+	test(`a scattered error is not overload: one busy answer never cuts, nor ${MIN_BUSY_TO_CUT} or more making at most a fifth of the window`, () => {
+		const limit = new AdaptiveLimit(1000, () => 0, 100);
+		// A lone busy answer (the window still thin): no cut.
+		limit.answered(limit.sent(), 'busy');
+		expect(limit.allowed()).toBe(100);
+		// Then 80 ok and 19 more busy: 20 busy of 100, exactly a fifth, do not cut (the ok ones grew it by 80).
+		const tickets = Array.from({ length: 99 }, () => limit.sent());
+		for (const ticket of tickets.slice(0, 80)) limit.answered(ticket, 'ok');
+		for (const ticket of tickets.slice(80)) limit.answered(ticket, 'busy');
+		expect(limit.allowed()).toBe(180);
+	});
+
+	test('a rate of busy answers cuts: one past a fifth of the window cuts the limit to the share answered ok, once', () => {
+		const limit = new AdaptiveLimit(1000, () => 0, 100);
+		const tickets = Array.from({ length: 101 }, () => limit.sent());
+		for (const ticket of tickets.slice(0, 80)) limit.answered(ticket, 'ok');
+		for (const ticket of tickets.slice(80, 100)) limit.answered(ticket, 'busy');
+		expect(limit.allowed()).toBe(180);
+		limit.answered(tickets[100], 'busy');
+		expect(limit.allowed()).toBe(Math.floor((180 * 80) / 101));
+		// Answers to requests sent before the cut neither cut again nor grow it back.
+		const cut = limit.allowed();
+		const late = Array.from({ length: 10 }, () => limit.sent());
+		for (const ticket of tickets.slice(0, 50)) limit.answered(ticket, 'busy');
+		for (const ticket of tickets.slice(50)) limit.answered(ticket, 'ok');
+		expect(limit.allowed()).toBe(cut);
+		// Answers to requests sent after it do.
+		for (const ticket of late) limit.answered(ticket, 'ok');
+		expect(limit.allowed()).toBe(cut);
+		expect(limit.allowed()).toBeLessThan(cut + 1);
+	});
+
+	test(`a thin window never cuts: ${MIN_WINDOW - 1} busy answers of ${MIN_WINDOW - 1} do not, the ${MIN_WINDOW}th does`, () => {
+		const limit = new AdaptiveLimit(1000, () => 0, 40);
+		const tickets = Array.from({ length: 40 }, () => limit.sent());
+		for (const ticket of tickets.slice(0, MIN_WINDOW - 1)) limit.answered(ticket, 'busy');
 		expect(limit.allowed()).toBe(40);
-		const burst = Array.from({ length: 40 }, () => limit.sent());
-		advance(20);
-		for (const ticket of burst.slice(0, 10)) limit.answered(ticket, 'busy');
-		for (const ticket of burst.slice(10)) limit.answered(ticket, 'ok');
-		expect(limit.allowed()).toBe(20);
-		// After the cut: about +1 per round trip (+1/limit per answer), not +1 per answer.
-		roundTrip(20);
-		roundTrip(20);
-		expect(limit.allowed()).toBe(21);
-		roundTrip(20, 'busy');
-		expect(limit.allowed()).toBe(10);
+		limit.answered(tickets[MIN_WINDOW - 1], 'busy');
+		expect(limit.allowed()).toBe(1);
+		// The rest of the burst (sent before the cut): heard, but it neither cuts nor grows.
+		for (const ticket of tickets.slice(MIN_WINDOW)) limit.answered(ticket, 'ok');
+		expect(limit.allowed()).toBe(1);
+	});
+
+	test('a window as small as the limit: at a bound of 4, two busy answers of four cut (to two), one does not', () => {
+		const one = new AdaptiveLimit(4, () => 0, 4);
+		answerBurst(one, 4, 1);
+		for (let i = 0; i < 5; i++) answerBurst(one, 4, 0);
+		expect(one.allowed()).toBe(4);
+		const two = new AdaptiveLimit(4, () => 0, 4);
+		answerBurst(two, 4, 2);
+		expect(two.allowed()).toBe(2);
+	});
+
+	test('after a cut, ok answers grow the limit by about one per round trip, never straight back to its bound', () => {
+		const { limit, roundTrip } = harness(DEFAULT_MAX_IN_FLIGHT);
+		for (let i = 0; i < 20; i++) roundTrip(20, 'busy');
+		expect(limit.allowed()).toBe(1);
+		expect(roundTrip(20)).toBe(1);
+		expect(limit.allowed()).toBe(2);
+		expect(roundTrip(20)).toBe(2);
+		expect(limit.allowed()).toBe(2);
+		for (let i = 0; i < 10; i++) roundTrip(20);
+		expect(limit.allowed()).toBeLessThanOrEqual(12);
 	});
 
 	test('never below one, however many refusals', () => {
@@ -98,22 +162,50 @@ describe('AdaptiveLimit', () => {
 		expect(limit.pauseLeft()).toBe(0);
 	});
 
-	test('after a storm of cuts, ok answers grow the limit by one per round trip, never straight back to its bound', () => {
-		const { limit, roundTrip } = harness(DEFAULT_MAX_IN_FLIGHT);
-		for (let i = 0; i < 20; i++) roundTrip(20, 'busy');
-		expect(limit.allowed()).toBe(1);
-		// Halved 20 times the limit is held at one, not at a sliver of one: one ok answer then adds one.
-		expect(roundTrip(20)).toBe(1);
-		expect(limit.allowed()).toBe(2);
-		expect(roundTrip(20)).toBe(2);
-		expect(limit.allowed()).toBe(2);
+	test('the refusals of one burst pause once: Retry-Afters of requests sent before the pause began extend nothing', () => {
+		const { limit, advance } = harness(100);
+		const burst = Array.from({ length: 50 }, () => limit.sent());
+		limit.answered(burst[0], 'busy', 1000);
+		for (const ticket of burst.slice(1)) {
+			advance(10);
+			limit.answered(ticket, 'busy', 1000);
+		}
+		// 490 ms later, the pause still ends 1000 ms after the first refusal, not after the last.
+		expect(limit.pauseLeft()).toBe(510);
+		advance(510);
+		expect(limit.pauseLeft()).toBe(0);
+		// A request sent after the pause began, refused with a Retry-After, pauses again.
+		limit.answered(limit.sent(), 'busy', 1000);
+		expect(limit.pauseLeft()).toBe(1000);
 	});
 
-	test('a start past the bound starts at the bound, and the first cut halves the bound', () => {
+	test('after a pause the limit is what the service accepted of the burst, and never grows past it again', () => {
+		const { limit, advance, roundTrip } = harness(100);
+		for (let i = 0; i < 5; i++) roundTrip(20);
+		expect(limit.allowed()).toBe(100);
+		// A burst of 100: 8 accepted (ok), 92 refused with a Retry-After of 1 s; their answers come in any order.
+		const burst = Array.from({ length: 100 }, () => limit.sent());
+		limit.answered(burst[50], 'busy', 1000);
+		burst.forEach((ticket, n) => n !== 50 && limit.answered(ticket, n % 12 === 0 ? 'ok' : 'busy', 1000));
+		expect(limit.pauseLeft()).toBe(1000);
+		advance(1000);
+		expect(limit.allowed()).toBe(9);
+		for (let i = 0; i < 50; i++) roundTrip(20);
+		expect(limit.allowed()).toBe(9);
+	});
+
+	test('a pause whose burst the service took none of resumes at one and may grow again (no ceiling of zero)', () => {
+		const { limit, advance, roundTrip } = harness(100);
+		answerBurst(limit, INITIAL_IN_FLIGHT, INITIAL_IN_FLIGHT, 500);
+		advance(500);
+		expect(limit.allowed()).toBe(1);
+		for (let i = 0; i < 5; i++) roundTrip(20);
+		expect(limit.allowed()).toBe(5);
+	});
+
+	test('a start past the bound starts at the bound', () => {
 		const limit = new AdaptiveLimit(4, () => 0, INITIAL_IN_FLIGHT);
 		expect(limit.allowed()).toBe(4);
-		limit.answered(limit.sent(), 'busy');
-		expect(limit.allowed()).toBe(2);
 	});
 
 	test('neutral answers (no answer, a server error) change nothing', () => {
@@ -132,7 +224,7 @@ function slotsHarness(max: number, cancel?: AbortSignal) {
 		sleeps.push(ms);
 		await new Promise<void>((resolve) => (wake = resolve));
 	});
-	const granted: Array<PaceTicket | undefined> = [];
+	const granted: Array<PaceTicket | PaceRefusal | undefined> = [];
 	const ask = (count: number) => {
 		for (let i = 0; i < count; i++) void slots.slot().then((ticket) => granted.push(ticket));
 	};
@@ -144,7 +236,7 @@ function slotsHarness(max: number, cancel?: AbortSignal) {
 
 describe('InFlightLimit (the slots)', () => {
 	test('grants exactly the limit, never one more, and the next waiters the moment the limit grows', async () => {
-		const { slots, granted, ask, settle } = slotsHarness(DEFAULT_MAX_IN_FLIGHT);
+		const { slots, granted, ask, settle } = slotsHarness(50);
 		ask(100);
 		await settle();
 		expect(granted).toHaveLength(INITIAL_IN_FLIGHT);
@@ -159,28 +251,29 @@ describe('InFlightLimit (the slots)', () => {
 		for (let answered = 1; answered < granted.length && granted.length < 100; answered++) {
 			slots.answered(granted[answered] as PaceTicket, 'ok');
 			await settle();
-			expect(slots.running()).toBeLessThanOrEqual(DEFAULT_MAX_IN_FLIGHT);
+			expect(slots.running()).toBeLessThanOrEqual(50);
 		}
-		expect(slots.running()).toBe(DEFAULT_MAX_IN_FLIGHT);
+		expect(slots.running()).toBe(50);
 	});
 
-	test('a busy answer halves the slots: no waiter goes until fewer than half are in flight', async () => {
-		const { slots, granted, ask, settle } = slotsHarness(8);
+	test('a rate of busy answers cuts the slots: no waiter goes until fewer than the new limit are in flight', async () => {
+		const { slots, granted, ask, settle } = slotsHarness(4);
 		ask(20);
 		await settle();
-		expect(granted).toHaveLength(INITIAL_IN_FLIGHT);
-		slots.answered(granted[0] as PaceTicket, 'busy');
+		expect(granted).toHaveLength(4);
+		// ok, ok, busy, busy: each answer lets a waiter go until the fourth, which makes the window half busy: cut to 2.
+		for (const [n, signal] of (['ok', 'ok', 'busy', 'busy'] as const).entries()) slots.answered(granted[n] as PaceTicket, signal);
 		await settle();
-		// 5 in flight, 3 allowed: nothing goes while 3 or more are in flight, then one per answer.
-		expect(granted).toHaveLength(INITIAL_IN_FLIGHT);
-		slots.answered(granted[1] as PaceTicket, 'ok');
-		slots.answered(granted[2] as PaceTicket, 'ok');
+		expect(slots.limit.allowed()).toBe(2);
+		expect(granted).toHaveLength(7);
+		// 3 in flight, 2 allowed: the next answer (to a request sent before the cut) lets none go, the one after lets one.
+		slots.answered(granted[4] as PaceTicket, 'ok');
 		await settle();
-		expect(granted).toHaveLength(INITIAL_IN_FLIGHT);
-		slots.answered(granted[3] as PaceTicket, 'ok');
+		expect(granted).toHaveLength(7);
+		slots.answered(granted[5] as PaceTicket, 'ok');
 		await settle();
-		expect(granted).toHaveLength(INITIAL_IN_FLIGHT + 1);
-		expect(slots.running()).toBe(3);
+		expect(granted).toHaveLength(8);
+		expect(slots.running()).toBe(2);
 	});
 
 	test('takeNow gives a free slot at once, and none when the slots are full, a request waits, a Retry-After lasts or the run is cancelled', async () => {
@@ -200,11 +293,12 @@ describe('InFlightLimit (the slots)', () => {
 		await settle();
 		expect(granted).toHaveLength(1);
 		expect(slots.waiting()).toBe(0);
-		expect(slots.takeNow()).toBeDefined();
+		const extra = slots.takeNow();
+		expect(extra).toBeDefined();
 		expect(slots.running()).toBe(INITIAL_IN_FLIGHT + 1);
-		// A Retry-After (the limit halved to 3): with room again, still no slot at once while it lasts; one as soon as it has passed.
+		// A Retry-After, every request then answered: with room again, still no slot at once while it lasts; one as soon as it has passed.
 		slots.answered(now[1], 'busy', 1000);
-		for (const ticket of now.slice(2)) slots.answered(ticket, 'neutral');
+		for (const ticket of [...now.slice(2), granted[0] as PaceTicket, extra as PaceTicket]) slots.answered(ticket, 'neutral');
 		expect(slots.running()).toBeLessThan(slots.limit.allowed());
 		expect(slots.takeNow()).toBeUndefined();
 		advance(999);
@@ -233,8 +327,12 @@ describe('InFlightLimit (the slots)', () => {
 		advance(1);
 		wake();
 		await settle();
-		// Halved to 3, 5 in flight: still none. Three answers free room for one.
-		for (const ticket of granted.slice(1, 4)) slots.answered(ticket as PaceTicket, 'ok');
+		// The service accepted none of that burst: the limit resumes at 1, and 5 are in flight, so none goes until all are answered.
+		expect(slots.limit.allowed()).toBe(1);
+		for (const ticket of granted.slice(1, 5)) slots.answered(ticket as PaceTicket, 'neutral');
+		await settle();
+		expect(granted).toHaveLength(INITIAL_IN_FLIGHT);
+		slots.answered(granted[5] as PaceTicket, 'neutral');
 		await settle();
 		expect(granted).toHaveLength(INITIAL_IN_FLIGHT + 1);
 	});
@@ -243,9 +341,9 @@ describe('InFlightLimit (the slots)', () => {
 		const { slots, granted, ask, settle, advance, wake } = slotsHarness(10);
 		ask(INITIAL_IN_FLIGHT + 2);
 		await settle();
-		// Halved to 3 and paused for a second; every request in flight then answered: none in flight, two waiting.
+		// Paused for a second; every other request of the burst then answered ok (5 accepted): none in flight, two waiting.
 		slots.answered(granted[0] as PaceTicket, 'busy', 1000);
-		for (const ticket of granted.slice(1)) slots.answered(ticket as PaceTicket, 'neutral');
+		for (const ticket of granted.slice(1)) slots.answered(ticket as PaceTicket, 'ok');
 		await settle();
 		expect(slots.running()).toBe(0);
 		expect(slots.waiting()).toBe(2);
@@ -257,7 +355,48 @@ describe('InFlightLimit (the slots)', () => {
 		await settle();
 		expect(granted).toHaveLength(INITIAL_IN_FLIGHT + 2);
 		expect(slots.running()).toBe(3);
-		expect((await late)?.seq).toBe(INITIAL_IN_FLIGHT + 2);
+		expect(await late).toStrictEqual({ seq: INITIAL_IN_FLIGHT + 2 });
+	});
+
+	test(`a pause longer than a waiting call can use (keeping MIN_LEFT_AFTER_PAUSE_MS, ${MIN_LEFT_AFTER_PAUSE_MS} ms, after it) refuses it at once, saying how long and why; one with a millisecond more waits it out`, async () => {
+		const { slots, settle, sleeps, advance, wake } = slotsHarness(10);
+		const now = Array.from({ length: INITIAL_IN_FLIGHT }, () => slots.takeNow() as PaceTicket);
+		// Two waiters: one millisecond short of the pause plus the margin, and exactly that; then a 503 asks for 2 s.
+		const results = [2000 + MIN_LEFT_AFTER_PAUSE_MS - 1, 2000 + MIN_LEFT_AFTER_PAUSE_MS].map((budget) => slots.slot(budget));
+		await settle();
+		slots.answered(now[0], 'busy', 2000, 503);
+		await settle();
+		expect(sleeps).toEqual([2000]);
+		expect(await results[0]).toStrictEqual({ refusedFor: 2000, statusCode: 503 });
+		expect(slots.waiting()).toBe(1);
+		// A request asking half way through is met by the rest of the pause: one ms short of it plus the margin is refused, exactly that waits.
+		advance(1000);
+		expect(await slots.slot(1000 + MIN_LEFT_AFTER_PAUSE_MS - 1)).toStrictEqual({ refusedFor: 1000, statusCode: 503 });
+		void slots.slot(1000 + MIN_LEFT_AFTER_PAUSE_MS);
+		await settle();
+		expect(slots.waiting()).toBe(2);
+		for (const ticket of now.slice(1)) slots.answered(ticket, 'ok');
+		advance(1000);
+		wake();
+		await settle();
+		expect(slots.waiting()).toBe(0);
+		expect(slots.running()).toBe(2);
+	});
+
+	test('a batch whose every answer asks for a pause longer than its calls can use ends within one pause: every waiter refused at its start', async () => {
+		const { slots, granted, ask, settle, sleeps } = slotsHarness(100);
+		const waiting = Array.from({ length: 200 }, () => slots.slot(MAX_PAUSE_MS));
+		ask(0);
+		await settle();
+		const sent = slots.running();
+		expect(sent).toBe(INITIAL_IN_FLIGHT);
+		slots.answered({ seq: 0 }, 'busy', MAX_PAUSE_MS, 429);
+		await settle();
+		const outcomes = await Promise.all(waiting.slice(sent));
+		expect(outcomes.every((outcome) => outcome !== undefined && 'refusedFor' in outcome && outcome.refusedFor === MAX_PAUSE_MS)).toBe(true);
+		expect(slots.waiting()).toBe(0);
+		expect(sleeps).toHaveLength(1);
+		expect(granted).toHaveLength(0);
 	});
 
 	test('a cancelled execution lets every waiter go without a slot, and grants none after', async () => {
@@ -276,6 +415,88 @@ describe('InFlightLimit (the slots)', () => {
 	});
 });
 
+/** One step of a generated run of the slots: a request asks, an answer comes, or time passes. */
+type Step =
+	| { kind: 'ask'; budget: number }
+	| { kind: 'answer'; pick: number; signal: AnswerSignal; retryAfterMs?: number }
+	| { kind: 'advance'; ms: number };
+
+const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
+	fc.record({ kind: fc.constant('ask' as const), budget: fc.oneof(fc.constant(Infinity), fc.integer({ min: 1, max: 3000 })) }),
+	fc.record(
+		{
+			kind: fc.constant('answer' as const),
+			pick: fc.nat(),
+			signal: fc.constantFrom<AnswerSignal>('ok', 'ok', 'ok', 'busy', 'neutral'),
+			retryAfterMs: fc.option(fc.integer({ min: 0, max: MAX_PAUSE_MS + 1000 }), { nil: undefined }),
+		},
+		{ requiredKeys: ['kind', 'pick', 'signal'] },
+	),
+	fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 2500 }) }),
+);
+
+describe('InFlightLimit, generated runs (the rules in docs/guarantees.md, "The in-flight limiter")', () => {
+	test('never over its bound nor its limit when a request is sent, none sent during a pause, every answer heard, a pause per burst, a waiter refused only by a pause longer than its call', async () => {
+		await fc.assert(
+			fc.asyncProperty(fc.integer({ min: 1, max: 60 }), fc.integer({ min: 1, max: 60 }), fc.array(stepArbitrary, { maxLength: 150 }), async (bound, start, steps) => {
+				let now = 0;
+				const violations: string[] = [];
+				const holder: { slots?: InFlightLimit } = {};
+				const limit = new AdaptiveLimit(bound, () => now, start);
+				const sent = limit.sent.bind(limit);
+				// Checked at the moment each request is sent: within the bound and the limit, and outside any pause.
+				let sends = 0;
+				limit.sent = () => {
+					sends++;
+					const running = holder.slots?.running() ?? 0;
+					if (running > limit.allowed() || limit.allowed() > bound) violations.push(`sent with ${running} in flight, ${limit.allowed()} allowed`);
+					if (limit.pauseLeft() > 0) violations.push(`sent during a pause (${limit.pauseLeft()} ms left)`);
+					return sent();
+				};
+				let wake: (() => void) | undefined;
+				const slots = (holder.slots = new InFlightLimit(limit, undefined, async () => await new Promise<void>((resolve) => (wake = resolve))));
+				const inFlight: PaceTicket[] = [];
+				const settle = async () => {
+					for (let i = 0; i < 6; i++) await Promise.resolve();
+				};
+				for (const step of steps) {
+					if (step.kind === 'ask') {
+						const pause = limit.pauseLeft();
+						void slots.slot(step.budget).then((slot) => {
+							if (slot && 'seq' in slot) inFlight.push(slot);
+							// A refusal only for a pause at least as long as the call's time left.
+							if (slot && 'refusedFor' in slot && !(slot.refusedFor >= 1 && step.budget - Math.max(pause, slot.refusedFor) < MIN_LEFT_AFTER_PAUSE_MS)) violations.push(`refused with ${step.budget} ms left`);
+						});
+					} else if (step.kind === 'answer' && inFlight.length > 0) {
+						const [ticket] = inFlight.splice(step.pick % inFlight.length, 1);
+						const [running, sendsBefore] = [slots.running(), sends];
+						const pausedBefore = limit.pauseLeft();
+						slots.answered(ticket, step.signal, step.retryAfterMs);
+						// Its slot is freed (and taken at once only by a waiter sent now).
+						if (slots.running() !== running - 1 + (sends - sendsBefore)) violations.push('an answer did not free its slot');
+						const asksPause = step.signal === 'busy' && step.retryAfterMs !== undefined && step.retryAfterMs > 0 && step.retryAfterMs <= MAX_PAUSE_MS;
+						// A pause never grows once begun: the refusals of its burst pause nothing again.
+						if (pausedBefore > 0 && limit.pauseLeft() > pausedBefore) violations.push('a pause was extended by its own burst');
+						if (asksPause && pausedBefore === 0 && ticket.seq >= lastPauseSeq(limit) && limit.pauseLeft() === 0) violations.push('a Retry-After was not heard');
+					} else if (step.kind === 'advance') {
+						now += step.ms;
+						wake?.();
+					}
+					await settle();
+					if (limit.allowed() < 1 || limit.allowed() > bound) violations.push(`limit ${limit.allowed()} outside 1–${bound}`);
+				}
+				expect(violations).toEqual([]);
+			}),
+			{ seed: 46, numRuns: 300 },
+		);
+	});
+});
+
+/** The first request whose Retry-After may pause again (requests sent before it were the last pause's burst). */
+function lastPauseSeq(limit: AdaptiveLimit): number {
+	return (limit as unknown as { pauseSeq: number }).pauseSeq;
+}
+
 describe("version 2's item loop (router.ts overlapped)", () => {
 	/** Items that each send one request, then wait for their job until the test ends them. */
 	function waitingItems(slots: InFlightLimit) {
@@ -284,7 +505,7 @@ describe("version 2's item loop (router.ts overlapped)", () => {
 		const run = async (itemIndex: number) => {
 			started.push(itemIndex);
 			const ticket = await slots.slot();
-			if (ticket) slots.answered(ticket, 'ok');
+			if (ticket && 'seq' in ticket) slots.answered(ticket, 'ok');
 			await new Promise<void>((resolve) => jobEnds.push(resolve));
 		};
 		return { started, jobEnds, run };
@@ -296,7 +517,7 @@ describe("version 2's item loop (router.ts overlapped)", () => {
 		const run = async (itemIndex: number) => {
 			started.push(itemIndex);
 			const ticket = await slots.slot();
-			if (ticket) tickets.push(ticket);
+			if (ticket && 'seq' in ticket) tickets.push(ticket);
 			if (waitForever) await new Promise<void>(() => undefined);
 		};
 		return { started, tickets, run };
@@ -414,5 +635,54 @@ describe('what the transport tells the slots (transport/index.ts pacedAttempt)',
 		expect(sent).toEqual([]);
 		// Waiting for a slot is n8n's own queueing, not the service's word: the slot is freed, the limit not cut.
 		expect(heard).toEqual([[0, 'neutral']]);
+	});
+});
+
+describe('AnswerBudget (the answer bytes an execution reads at once, answerBudget.ts)', () => {
+	const settle = async () => {
+		for (let i = 0; i < 5; i++) await Promise.resolve();
+	};
+
+	test('reserves at once while the total fits, exactly up to the budget; one byte more waits, unread, until bytes are given back', async () => {
+		const budget = new AnswerBudget(100);
+		const first = budget.reserve(60) as Release;
+		const second = budget.reserve(40) as Release;
+		expect(budget.reserved()).toBe(100);
+		let third: Release | undefined;
+		void Promise.resolve(budget.reserve(1)).then((release) => (third = release));
+		await settle();
+		expect(third).toBeUndefined();
+		second();
+		second();
+		await settle();
+		expect(third).toBeDefined();
+		expect(budget.reserved()).toBe(61);
+		first();
+		third?.();
+		expect(budget.reserved()).toBe(0);
+		expect(budget.peak()).toBe(100);
+	});
+
+	test('waiters go in the order they came: a large answer is not passed over by smaller ones behind it', async () => {
+		const budget = new AnswerBudget(100);
+		const held = budget.reserve(90) as Release;
+		const order: number[] = [];
+		for (const bytes of [50, 5, 5]) void Promise.resolve(budget.reserve(bytes)).then(() => order.push(bytes));
+		await settle();
+		expect(order).toEqual([]);
+		held();
+		await settle();
+		expect(order).toEqual([50, 5, 5]);
+	});
+
+	test(`what an answer reserves: its Content-Length when sent as is, else the cap; never more than the cap (${MAX_JOB_ANSWER_BYTES} bytes)`, () => {
+		expect(answerReservation('1234', '', MAX_JOB_ANSWER_BYTES)).toBe(1234);
+		expect(answerReservation('1234', 'identity', MAX_JOB_ANSWER_BYTES)).toBe(1234);
+		expect(answerReservation('1234', 'gzip', MAX_JOB_ANSWER_BYTES)).toBe(MAX_JOB_ANSWER_BYTES);
+		expect(answerReservation('', '', MAX_JOB_ANSWER_BYTES)).toBe(MAX_JOB_ANSWER_BYTES);
+		expect(answerReservation('12x', '', MAX_JOB_ANSWER_BYTES)).toBe(MAX_JOB_ANSWER_BYTES);
+		expect(answerReservation(String(MAX_JOB_ANSWER_BYTES + 1), '', MAX_JOB_ANSWER_BYTES)).toBe(MAX_JOB_ANSWER_BYTES);
+		// The execution's budget holds this many answers at the cap at once, and any number of small ones.
+		expect(MAX_ANSWER_BYTES_HELD / MAX_JOB_ANSWER_BYTES).toBe(32);
 	});
 });

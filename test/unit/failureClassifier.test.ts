@@ -7,7 +7,7 @@ import type { INode } from 'n8n-workflow';
 
 import { listCall, readJobCall, submitCall } from '../../nodes/shared/transport';
 import type { Failure } from '../../nodes/shared/transport/errors';
-import { classifyFailure, isRetryableError, MAY_HAVE_ACCEPTED, mayHaveAcceptedJob, toNodeApiError } from '../../nodes/shared/transport/errors';
+import { classifyFailure, isRetryableError, MAY_HAVE_ACCEPTED, mayHaveAcceptedJob, notAccepted, toNodeApiError } from '../../nodes/shared/transport/errors';
 
 const node = { id: 'n', name: 'Job Execution', type: 'x', typeVersion: 1, position: [0, 0], parameters: {} } as INode;
 const connection = { credentialType: 'jobExecutionApi' as const, baseUrl: 'http://127.0.0.1:1' };
@@ -34,8 +34,25 @@ describe('one rule decides whether a failed submit may have created its job', ()
 		const error = toNodeApiError(node, failure, submitCall({ flowFileName: '/a.flow', runProfileName: 'p' }), connection, []);
 		expect(mayHaveAcceptedJob(error)).toBe(mayHaveAccepted);
 		expect((error.description ?? '').includes(MAY_HAVE_ACCEPTED)).toBe(mayHaveAccepted);
-		// A submit is never retried, whatever the failure.
-		expect([retry, isRetryableError(error)]).toEqual([false, false]);
+		// A submit is sent again only when the service said it did not process it (a 429), never when the job may exist.
+		const resent = failure.kind === 'status' && failure.statusCode === 429;
+		expect([retry, isRetryableError(error)]).toEqual([resent, resent]);
+		if (resent) expect(mayHaveAccepted).toBe(false);
+	});
+
+	test('the submissions sent again: exactly the 429s (RFC 6585: not processed); never a 503', () => {
+		const resent = failures.filter(([, failure]) => classifyFailure(failure, 'submit').retry).map(([name]) => name);
+		expect(resent).toEqual(['HTTP 429 without detail', 'HTTP 429 with a message', 'HTTP 429 with Retry-After']);
+		expect(notAccepted({ kind: 'status', statusCode: 503, body: '', retryAfterMs: 1000 })).toBe(false);
+		expect(classifyFailure({ kind: 'status', statusCode: 503, body: '', retryAfterMs: 1000 }, 'submit')).toStrictEqual({ retry: false, mayHaveAccepted: true });
+	});
+
+	test('a request a pause kept from being sent (its call could not wait it out) is never retried and created nothing, whatever the status that asked for the pause', () => {
+		for (const intent of ['submit', 'readJob', 'list'] as const) {
+			for (const statusCode of [429, 503]) {
+				expect(classifyFailure({ kind: 'status', statusCode, body: '', retryAfterMs: 1000, notSent: true }, intent)).toStrictEqual({ retry: false, mayHaveAccepted: false });
+			}
+		}
 	});
 
 	test('the rule itself: a job may exist unless the request never left or the service turned it away with its reason', () => {

@@ -4,6 +4,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import type { CredentialType, ResolvedConnection } from '../../shared/transport';
 import { DeadlineClock, getConnection } from '../../shared/transport';
 import { AdaptiveLimit, firstBurst, InFlightLimit, MAX_ITEMS_AT_ONCE } from '../../shared/adaptiveLimit';
+import { AnswerBudget } from '../../shared/answerBudget';
 import { nodeVersion } from '../../shared/nodeVersion';
 import { settle } from '../../shared/settle';
 import type { Settled } from '../../shared/settle';
@@ -33,6 +34,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	// Version 2 adapts how many requests are in flight below that bound; version 1 runs exactly that many items.
 	const burst = firstBurst(concurrency, operation.readsOnly === true);
 	const pace = nodeVersion(this) >= 2 && concurrency > 1 ? new InFlightLimit(new AdaptiveLimit(concurrency, Date.now, burst), this.getExecutionCancelSignal()) : undefined;
+	const answers = pace ? new AnswerBudget() : undefined;
 	const continueOnFail = this.continueOnFail();
 	// Resolved once, on the first item that needs it; a bad credential then fails each item the same way.
 	let connection: Promise<ResolvedConnection> | undefined;
@@ -44,7 +46,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	// One clock ends every attempt of the run at its deadline (a timer per attempt cost more than the request's checks).
 	const clock = new DeadlineClock();
 	await schedule(items.length, stop, async (itemIndex) => {
-		connection ??= getConnection.call(this, credentialType, itemIndex).then((resolved) => ({ ...resolved, pace, clock }));
+		connection ??= getConnection.call(this, credentialType, itemIndex).then((resolved) => ({ ...resolved, pace, answers, clock }));
 		const outcome = await settle(connection.then(async (resolved) => await operation.execute.call(this, itemIndex, resolved)));
 		if (!outcome.ok) failed = true;
 		outcomes[itemIndex] = outcome;

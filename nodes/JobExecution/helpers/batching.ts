@@ -15,12 +15,12 @@ const CONCURRENCY_FIELDS = {
 		typeOptions: { minValue: 1, maxValue: 20, numberPrecision: 0 },
 		default: 1,
 	},
-	// Version 2: at most this many requests in flight, adaptively (adaptiveLimit.ts).
+	// Version 2: at most this many requests in flight, adaptively (adaptiveLimit.ts); by default as many as the service takes.
 	2: {
 		displayName: 'Concurrency',
 		name: 'concurrency',
 		type: 'number',
-		typeOptions: { minValue: 1, maxValue: 100, numberPrecision: 0 },
+		typeOptions: { minValue: 1, maxValue: DEFAULT_MAX_IN_FLIGHT, numberPrecision: 0 },
 		default: DEFAULT_MAX_IN_FLIGHT,
 	},
 } satisfies Record<1 | 2, INodeProperties>;
@@ -32,10 +32,11 @@ function concurrencyOf(version: number): { default: number; max: number } {
 
 /** How version 2 starts and adapts, for an operation whose requests only read, or one that submits (firstBurst). */
 function adapting(readsOnly: boolean): string {
-	const cut = 'half as many after a 429, a 503, a timeout or a dropped connection';
+	const cut = 'fewer when many answers are 429, 503, timeouts or dropped connections (a lone one is not overload)';
+	const pause = 'none while a Retry-After lasts, then as many as the service took';
 	return readsOnly
-		? `Reads start at this bound (a refused read is read again), send ${cut}, more again while the service answers, and none while a Retry-After lasts.`
-		: `The node starts with ${INITIAL_IN_FLIGHT}, sends more while the service answers, ${cut}, and none while a Retry-After lasts.`;
+		? `Reads start at this bound (a refused read is read again), send ${cut}, more again while the service answers, and ${pause}.`
+		: `The node starts with ${INITIAL_IN_FLIGHT}, sends more while the service answers, ${cut}, and ${pause}. A submission answered 429 created nothing and is sent again after its wait.`;
 }
 
 /**

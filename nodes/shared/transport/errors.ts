@@ -8,8 +8,11 @@ import { displayHost, RELAY_CREDENTIAL, urlFieldLabel } from './serviceCredentia
 
 /** What went wrong with one HTTP exchange, before it becomes a NodeApiError. */
 export type Failure =
-	/** `retryAfterMs`: what a 429/503 `Retry-After` asked for (clamped to MAX_RETRY_AFTER_MS). */
-	| { kind: 'status'; statusCode: number; body: unknown; retryAfterMs?: number }
+	/**
+	 * `retryAfterMs`: what a 429/503 `Retry-After` asked for (clamped to MAX_RETRY_AFTER_MS). `notSent`: the request
+	 * met a pause that answer asked for, longer than the call could wait, and was never sent (adaptiveLimit.ts).
+	 */
+	| { kind: 'status'; statusCode: number; body: unknown; retryAfterMs?: number; notSent?: boolean }
 	/** `answered`: the status of an answer whose body broke off (the service answered: never "cannot be reached"). */
 	| { kind: 'network'; code: string; detail: string; answered?: number }
 	/** A 3xx: never followed, so no key went to `location`. */
@@ -99,6 +102,8 @@ export interface FailureClass {
 }
 
 export function classifyFailure(failure: Failure, intent: CallIntent): FailureClass {
+	// Kept from being sent by a pause longer than the call can use: nothing was sent, and the call ends now, saying when.
+	if (failure.kind === 'status' && failure.notSent === true) return { retry: false, mayHaveAccepted: false };
 	const submit = intent === 'submit';
 	const temporary = isTemporary(failure);
 	let mayHaveAccepted = false;
@@ -107,7 +112,18 @@ export function classifyFailure(failure: Failure, intent: CallIntent): FailureCl
 		else if (failure.kind === 'status') mayHaveAccepted = failure.statusCode >= 500 || (failure.statusCode === 400 && !serviceMessage(failure.body));
 		else mayHaveAccepted = true;
 	}
-	return { retry: temporary && !submit, mayHaveAccepted };
+	return { retry: temporary && (!submit || notAccepted(failure)), mayHaveAccepted };
+}
+
+/**
+ * A submission the service says it did not process, so sending it again cannot double a job: a 429 (RFC 6585 §4:
+ * the client sent too many requests; the request is refused, not processed). A 503, a 5xx
+ * or a dropped connection is not one: a proxy may answer 503 after the service took the job (RFC 9110 §15.6.4 says
+ * the server is unable to handle the request, not that none before it did), and the spec names no status for "not
+ * taken".
+ */
+export function notAccepted(failure: Failure): boolean {
+	return failure.kind === 'status' && failure.statusCode === 429;
 }
 
 /** Failures a later identical read may not meet again. Redirects, certificates and refused credentials stay. */

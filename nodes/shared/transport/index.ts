@@ -8,6 +8,8 @@ import type {
 } from 'n8n-workflow';
 
 import type { AnswerSignal, RequestPace } from '../adaptiveLimit';
+import type { AnswerBudget } from '../answerBudget';
+import { answerReservation } from '../answerBudget';
 import { secretForms, shortKeyProblem } from '../redaction';
 import { settle } from '../settle';
 import {
@@ -46,6 +48,8 @@ export interface ResolvedConnection extends Connection {
 	secrets: string[];
 	/** Version 2's adaptive limit of the execution, told how every attempt went (none: nothing is told). */
 	pace?: RequestPace;
+	/** Version 2's bound on the answer bytes the execution reads at once (none: no bound beyond each answer's cap). */
+	answers?: AnswerBudget;
 	/** The run's one clock for every attempt's deadline (none: each call brings its own). */
 	clock?: DeadlineClock;
 }
@@ -257,19 +261,21 @@ async function attemptOnce(context: ApiContext, connection: ResolvedConnection, 
  * An attempt sent when the connection's pace (if any) gives it a slot, and whose outcome the pace hears of. It ends by
  * `ceilingAt`, its call's wall ceiling (withRetries), and is not sent once that passed while it waited for a slot.
  */
-async function pacedAttempt(context: ApiContext, connection: ResolvedConnection, call: ApiCall, limitMs: number, clock: DeadlineClock, endAt: number | undefined, ceilingAt: number): Promise<Attempt> {
+async function pacedAttempt(context: ApiContext, connection: ResolvedConnection, call: ApiCall, limitMs: number, clock: DeadlineClock, endAt: number | undefined, ceilingAt: number, callLeftMs = limitMs): Promise<Attempt> {
 	const pace = connection.pace;
 	if (!pace) return await attemptOnce(context, connection, call, limitMs, clock, ceilingAt);
 	// A free slot is taken at once; only a request that must wait for one awaits it.
-	const ticket = pace.takeNow() ?? (await pace.slot());
+	const ticket = pace.takeNow() ?? (await pace.slot(callLeftMs));
 	if (!ticket) return { failure: { kind: 'network', code: 'ABORTED', detail: '' } };
+	// A Retry-After pause longer than the call can wait: never sent, it fails now as the refusal would, saying when.
+	if ('refusedFor' in ticket) return { failure: { kind: 'status', statusCode: ticket.statusCode, body: '', retryAfterMs: ticket.refusedFor, notSent: true } };
 	// Waiting for a slot is n8n's own queueing: it takes nothing from the attempt, only from an end the caller set.
 	const limit = Date.now() >= ceilingAt ? 0 : endAt === undefined ? limitMs : Math.min(limitMs, endAt - Date.now());
 	let heard: Parameters<RequestPace['answered']> = [ticket, 'neutral'];
 	try {
 		const outcome = limit > 0 ? await attemptOnce(context, connection, call, limit, clock, ceilingAt) : LATE;
 		const failure = outcome.failure;
-		if (limit > 0) heard = [ticket, answerSignal(failure), failure?.kind === 'status' ? failure.retryAfterMs : undefined];
+		if (limit > 0) heard = [ticket, answerSignal(failure), failure?.kind === 'status' ? failure.retryAfterMs : undefined, failure?.kind === 'status' ? failure.statusCode : undefined];
 		return outcome;
 	} finally {
 		pace.answered(...heard);
@@ -305,6 +311,24 @@ async function readBody(response: IN8nHttpFullResponse, maxBytes: number, stop: 
 	}
 }
 
+/** A job answer (a read's or a submission's), within the cap and within the execution's answer budget (answerBudget.ts). */
+async function readJobAnswer(response: IN8nHttpFullResponse, contentType: string, connection: ResolvedConnection, stop: StopNotice, bytesIn: () => void): Promise<Attempt> {
+	const { statusCode } = response;
+	const cap = MAX_JOB_ANSWER_BYTES;
+	const headers = response.headers;
+	const release = await connection.answers?.reserve(answerReservation(headerValue(headers, 'content-length'), headerValue(headers, 'content-encoding'), cap));
+	try {
+		const read = await readBody(response, cap, stop);
+		if ('failure' in read) return { failure: read.failure };
+		bytesIn();
+		if (read.tooLarge) return { failure: { kind: 'oversized', statusCode, problem: `is larger than ${sizeInWords(cap)}` } };
+		const reading = await believe(read.text, contentType, statusCode, connection.secrets);
+		return reading.failure ? { failure: reading.failure } : { response: { statusCode, body: reading.body } };
+	} finally {
+		release?.();
+	}
+}
+
 async function readResponse(response: IN8nHttpFullResponse, call: ApiCall, connection: ResolvedConnection, stop: StopNotice, bytesIn: () => void): Promise<Attempt> {
 	const { statusCode } = response;
 	if (statusCode >= 300 && statusCode < 400) {
@@ -314,13 +338,7 @@ async function readResponse(response: IN8nHttpFullResponse, call: ApiCall, conne
 	const contentType = headerValue(response.headers, 'content-type');
 	if (statusCode >= 200 && statusCode < 300) {
 		if (call.intent === 'list') return await believeList(response, contentType, connection, stop, bytesIn);
-		const cap = MAX_JOB_ANSWER_BYTES;
-		const read = await readBody(response, cap, stop);
-		if ('failure' in read) return { failure: read.failure };
-		bytesIn();
-		if (read.tooLarge) return { failure: { kind: 'oversized', statusCode, problem: `is larger than ${sizeInWords(cap)}` } };
-		const reading = await believe(read.text, contentType, statusCode, connection.secrets);
-		return reading.failure ? { failure: reading.failure } : { response: { statusCode, body: reading.body } };
+		return await readJobAnswer(response, contentType, connection, stop, bytesIn);
 	}
 	// An error answer is read up to 64 KiB for its message (toNodeApiError redacts it); a longer one is dropped: the status says enough.
 	const read = await readBody(response, MAX_ERROR_ANSWER_BYTES, stop);
@@ -390,7 +408,7 @@ async function withRetries(context: ApiContext, connection: ResolvedConnection, 
 	for (let attempt = 0; ; attempt++) {
 		// A call's first attempt has its whole budget (no time has passed since it was counted); a shared bound's is counted.
 		const left = Date.now() >= ceilingAt ? 0 : attempt === 0 && !shared ? budget : budget - (clock.waited() - waitedAtStart);
-		const outcome = left > 0 ? await pacedAttempt(context, connection, call, Math.min(left, transportTiming.attemptMs), clock, options.deadline, ceilingAt) : LATE;
+		const outcome = left > 0 ? await pacedAttempt(context, connection, call, Math.min(left, transportTiming.attemptMs), clock, options.deadline, ceilingAt, left) : LATE;
 		if (outcome.response) return outcome.response;
 		// A deadline failure reports the time spent since the bound began (this call, or the poll it is part of).
 		const failure: Failure =

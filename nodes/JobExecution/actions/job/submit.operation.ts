@@ -208,7 +208,11 @@ export async function execute(
 	return output;
 }
 
-/** Sends the submission once, and remembers a created job, or a submission whose outcome is unknown. */
+/**
+ * Sends the submission, and remembers a created job, or a submission whose outcome is unknown. Version 2 sends it
+ * again only when the service said it took nothing (a 429: notAccepted in transport/errors.ts), after its wait;
+ * version 1 sends it once, whatever the answer, as it always did.
+ */
 async function submitOnce(
 	context: IExecuteFunctions,
 	connection: ResolvedConnection,
@@ -217,7 +221,7 @@ async function submitOnce(
 	itemIndex: number,
 ): Promise<{ jobId: string; sentId?: string }> {
 	const call: ApiCall = submitCall(body);
-	const sent = await settle(apiRequest.call(context, connection, call, { itemIndex }));
+	const sent = await settle(apiRequest.call(context, connection, call, { itemIndex, singleAttempt: nodeVersion(context) < 2 }));
 	if (!sent.ok) {
 		if (mayHaveCreatedJob(sent.error)) slot.record(unknownOutcome(sent.error));
 		throw sent.error;
