@@ -112,33 +112,53 @@ export const waitSettingFields: INodeProperties[] = [
 	onJobFailureField,
 ];
 
+/** What the wait reads when Timeout was not added (n8n's lint asks for literal defaults in the description: the same values). */
+export const TIMEOUT_DEFAULT = { amount: 1, unit: 'hours' } as const;
+
 /** The units of 2.1's Timeout, in seconds: n8n's Wait node's units. */
 export const TIMEOUT_UNIT_SECONDS = { seconds: 1, minutes: 60, hours: 3600, days: 86_400 } as const;
 
 /**
- * Version 2.1: the Timeout as an amount and a unit, as n8n's own "Limit Wait Time" (`resumeAmount` + `resumeUnit`,
- * packages/nodes-base/utils/sendAndWait/descriptions.ts). The default is the same hour as before.
+ * Version 2.1: the Timeout as an amount and a unit shown together, as n8n's own "Limit Wait Time" (a fixedCollection
+ * whose default holds both, packages/nodes-base/utils/sendAndWait/descriptions.ts): adding Timeout shows its unit, so
+ * 30 is never read as 30 hours unseen. The default is the same hour as before; the amount is at least 1 (0 would end
+ * the wait at once), so the editor refuses 0 where it is typed.
  */
 const waitSettingFields21: INodeProperties[] = [
 	pollIntervalField,
 	{
 		displayName: 'Timeout',
-		name: 'timeoutAmount',
-		type: 'number',
-		typeOptions: { minValue: 0, numberPrecision: 2 },
-		default: 1,
-		description: 'How long to wait for the job to end before failing the item, in the unit below',
-	},
-	{
-		displayName: 'Timeout Unit',
-		name: 'timeoutUnit',
-		type: 'options',
-		default: 'hours',
+		name: 'timeoutAfter',
+		type: 'fixedCollection',
+		default: { values: { amount: 1, unit: 'hours' } },
+		description: 'How long to wait for the job to end before failing the item',
 		options: [
-			{ name: 'Seconds', value: 'seconds' },
-			{ name: 'Minutes', value: 'minutes' },
-			{ name: 'Hours', value: 'hours' },
-			{ name: 'Days', value: 'days' },
+			{
+				displayName: 'Values',
+				name: 'values',
+				values: [
+					{
+						displayName: 'Amount',
+						name: 'amount',
+						type: 'number',
+						typeOptions: { minValue: 1, numberPrecision: 2 },
+						default: 1,
+						description: 'At least 1; for less, pick a smaller unit',
+					},
+					{
+						displayName: 'Unit',
+						name: 'unit',
+						type: 'options',
+						default: 'hours',
+						options: [
+							{ name: 'Seconds', value: 'seconds' },
+							{ name: 'Minutes', value: 'minutes' },
+							{ name: 'Hours', value: 'hours' },
+							{ name: 'Days', value: 'days' },
+						],
+					},
+				],
+			},
 		],
 	},
 	onJobFailureField,

@@ -322,7 +322,7 @@ describe('version 2 hints, against a scripted service', () => {
 			'A job ran for 10 minutes while this node waited, holding the execution. For long jobs, submit without waiting and check the job with n8n\'s Wait node in a loop, or start a workflow from the Job Execution Trigger when the job ends: https://github.com/n8n-nodes-job-execution/n8n-nodes-job-execution/blob/main/docs/running-at-scale.md#long-jobs-which-way-to-wait',
 		]);
 		// The same job read once, already ended: the node did not wait, so no hint whatever its runtime or the Timeout.
-		expect(hintsOf(await runActionNode({ credentials: credentialsFor(service.url), typeVersion: 2.1, parameters: { authentication: 'jobExecutionApi', resource: 'job', operation: 'waitForCompletion', jobId: job.id, waitSettings: { timeoutAmount: 3, timeoutUnit: 'days' } } }))).toEqual([]);
+		expect(hintsOf(await runActionNode({ credentials: credentialsFor(service.url), typeVersion: 2.1, parameters: { authentication: 'jobExecutionApi', resource: 'job', operation: 'waitForCompletion', jobId: job.id, waitSettings: { timeoutAfter: { values: { amount: 3, unit: 'days' } } } } }))).toEqual([]);
 		// A job of exactly 300 s waited for: no hint; 301 s: the hint.
 		for (const [runtime, hinted] of [[300_000, false], [301_000, true]] as const) {
 			service.jobs.set(job.id, running);
@@ -334,20 +334,30 @@ describe('version 2 hints, against a scripted service', () => {
 		}
 	});
 
-	test('issue 36 row 4: 2.1\'s Timeout is an amount and a unit (n8n\'s Limit Wait Time); version 2 keeps its seconds', async () => {
+	test('issue 36 row 4, issue 49: 2.1\'s Timeout is an amount and a unit shown together (n8n\'s Limit Wait Time); 0 is refused where typed; version 2 keeps its seconds', async () => {
 		const [job] = jobs(1);
 		service.jobs.set(job.id, { ...job, executionStatus: 'RUNNING', endTime: null });
 		const wait = (typeVersion: number, waitSettings: IDataObject) =>
 			runActionNode({ credentials: credentialsFor(service.url), typeVersion, parameters: { authentication: 'jobExecutionApi', resource: 'job', operation: 'waitForCompletion', jobId: job.id, waitSettings: { pollInterval: 1, ...waitSettings } } });
-		expect((await wait(2.1, { timeoutAmount: 0.02, timeoutUnit: 'minutes' })).error?.message).toMatch(/^Timed out after 1\.2 s waiting for job /);
+		const timeout = (amount: unknown, unit: unknown) => ({ timeoutAfter: { values: { amount, unit } } });
+		expect((await wait(2.1, timeout(0.02, 'minutes'))).error?.message).toMatch(/^Timed out after 1\.2 s waiting for job /);
+		// Exactly one second is a Timeout; an expression's 0.99 s or 0 is refused before any read, naming the unit.
+		expect((await wait(2.1, timeout(1, 'seconds'))).error?.message).toMatch(/^Timed out after 1 s waiting for job /);
 		expect((await wait(2, { timeout: 1 })).error?.message).toMatch(/^Timed out after 1 s waiting for job /);
-		expect((await wait(2.1, { timeoutAmount: 0.01, timeoutUnit: 'minutes' })).error?.message).toBe('Timeout must be at least 1 second, got 0.01 minutes [item 0]');
-		expect((await wait(2.1, { timeoutAmount: 1, timeoutUnit: 'weeks' })).error?.message).toBe('Timeout Unit must be one of seconds, minutes, hours, days, got "weeks" [item 0]');
-		// The description: 2.1 shows Timeout + Timeout Unit (default 1 hour, as before); versions 1 and 2 their seconds.
+		const reads = service.requests.length;
+		expect((await wait(2.1, timeout(0.99, 'seconds'))).error?.message).toBe('Timeout must be at least 1 second, got 0.99 seconds [item 0]');
+		expect((await wait(2.1, timeout(0, 'hours'))).error?.message).toBe('Timeout must be at least 1 second, got 0 hours [item 0]');
+		expect(service.requests.length).toBe(reads);
+		expect((await wait(2.1, timeout(1, 'weeks'))).error?.message).toBe('Timeout\'s Unit must be one of seconds, minutes, hours, days, got "weeks" [item 0]');
+		// The description: 2.1's Timeout is one setting holding Amount and Unit (default 1 hour, as before), the amount at
+		// least 1 in the editor; versions 1 and 2 their seconds.
 		const collections = nodeClasses[ACTION_NODE_TYPE].description.properties.filter((property) => property.name === 'waitSettings');
-		const names = collections.map((collection) => [collection.displayOptions, (collection.options as Array<{ name: string; default: unknown }>).map((option) => `${option.name}=${String(option.default)}`)]);
-		expect(names).toContainEqual([expect.objectContaining({ show: expect.objectContaining({ '@version': [{ _cnd: { gte: 2.1 } }] }) }), ['pollInterval=5', 'timeoutAmount=1', 'timeoutUnit=hours', 'onJobFailure=error']]);
-		expect(names).toContainEqual([expect.objectContaining({ hide: { '@version': [{ _cnd: { gte: 2.1 } }] } }), ['pollInterval=5', 'timeout=3600', 'onJobFailure=error']]);
+		const names = collections.map((collection) => [collection.displayOptions, (collection.options as Array<{ name: string; default: unknown }>).map((option) => `${option.name}=${JSON.stringify(option.default)}`)]);
+		expect(names).toContainEqual([expect.objectContaining({ show: expect.objectContaining({ '@version': [{ _cnd: { gte: 2.1 } }] }) }), ['pollInterval=5', 'timeoutAfter={"values":{"amount":1,"unit":"hours"}}', 'onJobFailure="error"']]);
+		const newest = collections.find((collection) => collection.displayOptions?.show?.['@version'] !== undefined) as INodeProperties;
+		const limit = (newest.options as INodeProperties[]).find((option) => option.name === 'timeoutAfter') as INodeProperties;
+		expect(limit).toMatchObject({ displayName: 'Timeout', type: 'fixedCollection', options: [{ name: 'values', values: [{ name: 'amount', typeOptions: { minValue: 1 } }, { name: 'unit', type: 'options' }] }] });
+		expect(names).toContainEqual([expect.objectContaining({ hide: { '@version': [{ _cnd: { gte: 2.1 } }] } }), ['pollInterval=5', 'timeout=3600', 'onJobFailure="error"']]);
 	});
 
 	test('issue 36 row 6: Return All returns every job a list holds, up to 500 with a warning past it; Limit stays at most 100', async () => {

@@ -5,7 +5,7 @@ import { describeGiven, isPlainObject, isTerminalStatus, normalizeStatus } from 
 import { redact } from '../../shared/redaction';
 import { jobFailureReason } from '../../shared/jobSummary';
 import { nodeVersion } from '../../shared/nodeVersion';
-import { TIMEOUT_UNIT_SECONDS } from '../../shared/descriptions';
+import { TIMEOUT_DEFAULT, TIMEOUT_UNIT_SECONDS } from '../../shared/descriptions';
 import { VERSION_2_1 } from '../../shared/versionDisplay';
 import type { ResolvedConnection } from '../../shared/transport';
 import { apiRequest, readJobCall } from '../../shared/transport';
@@ -43,7 +43,7 @@ export function readWaitSettings(context: IExecuteFunctions, itemIndex: number, 
 		return value;
 	};
 	const pollIntervalSeconds = seconds('pollInterval', 'Poll Interval', 5);
-	// 2.1 saves an amount and a unit (default 1 hour); versions 1 and 2 saved seconds.
+	// 2.1 saves an amount and a unit together (default 1 hour); versions 1 and 2 saved seconds.
 	const timeoutSeconds = nodeVersion(context) >= VERSION_2_1 ? timeoutOf21(context, itemIndex, settings, number) : seconds('timeout', 'Timeout', 3600);
 	const onJobFailure = settings.onJobFailure ?? 'error';
 	if (onJobFailure !== 'error' && onJobFailure !== 'returnData') {
@@ -52,13 +52,16 @@ export function readWaitSettings(context: IExecuteFunctions, itemIndex: number, 
 	return { pollIntervalSeconds, timeoutSeconds, onJobFailure };
 }
 
-/** 2.1's Timeout: amount × unit, at least one second. */
+/** 2.1's Timeout: amount × unit (the fixedCollection's values; added without them, its default hour), at least one second. */
 function timeoutOf21(context: IExecuteFunctions, itemIndex: number, settings: IDataObject, number: (raw: unknown) => number): number {
-	const unit = settings.timeoutUnit ?? 'hours';
+	const limit = settings.timeoutAfter ?? {};
+	const values = isPlainObject(limit) ? (limit.values ?? TIMEOUT_DEFAULT) : limit;
+	if (!isPlainObject(values)) throw badParameter(context, itemIndex, `Timeout must be an amount and a unit, got ${describeGiven(values)}`);
+	const unit = values.unit ?? TIMEOUT_DEFAULT.unit;
 	if (typeof unit !== 'string' || !Object.hasOwn(TIMEOUT_UNIT_SECONDS, unit)) {
-		throw badParameter(context, itemIndex, `Timeout Unit must be one of ${Object.keys(TIMEOUT_UNIT_SECONDS).join(', ')}, got ${describeGiven(unit)}`);
+		throw badParameter(context, itemIndex, `Timeout's Unit must be one of ${Object.keys(TIMEOUT_UNIT_SECONDS).join(', ')}, got ${describeGiven(unit)}`);
 	}
-	const raw = settings.timeoutAmount ?? 1;
+	const raw = values.amount ?? TIMEOUT_DEFAULT.amount;
 	const value = number(raw) * TIMEOUT_UNIT_SECONDS[unit as keyof typeof TIMEOUT_UNIT_SECONDS];
 	if (!Number.isFinite(value) || value < 1) {
 		throw badParameter(context, itemIndex, `Timeout must be at least 1 second, got ${describeGiven(raw, { values: true })} ${unit}`);
