@@ -254,3 +254,19 @@ describe("an attempt's ceiling is capped by its call's and its poll's", () => {
 		);
 	});
 });
+
+test('the clock looks at the waiting time only once a deadline may be due: not before its limit has passed in wall time', async () => {
+	let looks = 0;
+	const clock = new DeadlineClock(Date.now, () => {
+		looks++;
+		return Date.now();
+	});
+	const late = jest.fn();
+	clock.add(1000, late);
+	expect(looks).toBe(1);
+	await advance(999);
+	expect(looks).toBe(1);
+	await advance(1);
+	expect(late).toHaveBeenCalledTimes(1);
+	expect(looks).toBe(2);
+});
