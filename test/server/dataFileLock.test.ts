@@ -15,7 +15,7 @@ import { join } from 'path';
 import axios from 'axios';
 import fc from 'fast-check';
 
-import { DataFileLockedError, DataFileLockLostError, lockDataFile, removeStaleLock, startTimeFromStat, systemFacts } from '../../server/dataFileLock';
+import { DataFileLockedError, DataFileLockLostError, HEARTBEAT_ENV, lockDataFile, removeStaleLock, startTimeFromStat, systemFacts } from '../../server/dataFileLock';
 import type { LockOptions, LockOwner } from '../../server/dataFileLock';
 import { CatalogIndex, defaultCatalog, JobStore, loadDataFile, ManualClock, MemoryJobStore, startReferenceServer, submitDurably } from '../../server';
 import { writeMeasuredBlock } from '../../testkit/measuredBlock';
@@ -66,6 +66,8 @@ describe('one server per --data file', () => {
 			writeFileSync(`${data}.lock`, content);
 			const lock = await lockDataFile(data, noWait);
 			expect(lock.tookOverStale).toBe(true);
+			// A half-written lock was judged by its heartbeat (its owner may run); a pid gone by the pid.
+			expect(lock.ownerMayRun).toBe(!content.includes('file'));
 			expect(JSON.parse(readFileSync(lock.path, 'utf8')).pid).toBe(process.pid);
 			await expect(lockDataFile(data, noWait)).rejects.toThrow(DataFileLockedError);
 			lock.release();
@@ -290,6 +292,58 @@ describe('one server per --data file', () => {
 		jest.restoreAllMocks();
 		expect(readFileSync(lock.path, 'utf8')).toBe(successor);
 		expect(readdirSync(dir).sort()).toEqual(['jobs.json.lock', 'jobs.json.lock.taken']);
+	});
+
+	test.each([
+		['removed', (path: string) => rmSync(path), 'was removed'],
+		['replaced by what is no lock', (path: string) => writeFileSync(path, 'not a lock'), 'was replaced'],
+	])('a lock file %s is no longer its owner\'s: the check says so, on stderr by default', async (_case, change, why) => {
+		const data = join(dir, 'jobs.json');
+		const lock = await lockDataFile(data, { heartbeatMs: HOUR });
+		change(lock.path);
+		const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+		try {
+			const message = `data file ${lock.dataPath} is no longer this server's: its lock file ${lock.path} ${why} (this server was paused`;
+			expect(() => lock.check()).toThrow(message);
+			expect(stderr.mock.calls).toEqual([[expect.stringMatching(new RegExp(`^error: ${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}.*\\n$`))]]);
+		} finally {
+			stderr.mockRestore();
+		}
+		lock.release();
+	});
+
+	test('the release: a lock gone between its check and its move is fine; another error is thrown', async () => {
+		const data = join(dir, 'jobs.json');
+		for (const code of ['ENOENT', 'EACCES']) {
+			const lock = await lockDataFile(data, { heartbeatMs: HOUR });
+			jest.spyOn(fs, 'renameSync').mockImplementationOnce(() => {
+				throw Object.assign(new Error(code), { code });
+			});
+			if (code === 'ENOENT') lock.release();
+			else expect(() => lock.release()).toThrow(code);
+			jest.restoreAllMocks();
+			rmSync(lock.path);
+		}
+	});
+
+	test.each([
+		['7', 3, 12],
+		['1', 1, 5],
+		['0', 500, 10],
+		['-5', 500, 10],
+		['2.5', 500, 10],
+	])(`${HEARTBEAT_ENV}=%s: the heartbeat's period (a foreign lock is watched by sleeps of %i ms, %i of them)`, async (env, step, count) => {
+		const data = join(dir, 'jobs.json');
+		ownerLock(data, { boot: '00000000-0000-4000-8000-000000000000' });
+		const sleeps: number[] = [];
+		process.env[HEARTBEAT_ENV] = env;
+		try {
+			const lock = await lockDataFile(data, { sleep: (ms) => Promise.resolve(void sleeps.push(ms)) });
+			lock.release();
+		} finally {
+			delete process.env[HEARTBEAT_ENV];
+		}
+		expect(sleeps).toEqual(Array(count).fill(step));
 	});
 
 	test('an owner whose lock was taken over says so at its next heartbeat, with no write to refuse', async () => {
