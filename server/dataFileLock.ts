@@ -7,7 +7,9 @@
 // that pid runs with the start time the lock recorded (a reused pid is not the owner; a lock naming this very
 // process is stale unless this process holds it). Elsewhere (a recreated container, another machine, a reboot)
 // the pid proves nothing: the owner refreshes its lock's mtime every second, and a lock left unchanged for five
-// seconds is stale. docs/reference-service.md says what this protects against and what not.
+// seconds is stale. Such an owner may still run (paused): so the lock is checked again, by inode and content (a
+// nonce), before and after every journal write (check()), and released only while it is still this one.
+// docs/reference-service.md says what this protects against and what not.
 import { randomBytes } from 'crypto';
 import {
 	closeSync, existsSync, fstatSync, futimes, linkSync, lstatSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync,
