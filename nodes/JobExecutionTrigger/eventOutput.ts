@@ -28,7 +28,7 @@ const PARSED_LOG_FIELDS = ['logParsed', 'logNotParsed'] as const;
 
 export function eventJson(event: JobEvent, output: EventOutput): IDataObject {
 	if (output.version < 2) return versionOneJson(event, output.parseLog);
-	if (output.version >= VERSION_2_1) return output.simplify ? simplifiedJson21(event, output) : rawJson21(event, output.parseLog);
+	if (output.version >= VERSION_2_1) return output.simplify ? simplifiedJson21(event, output) : rawJson21(event, output);
 	return output.simplify ? simplifiedJson(event, output.parseLog) : rawJson(event, output.parseLog);
 }
 
@@ -43,8 +43,8 @@ function versionOneJson(event: JobEvent, parseLog: boolean): IDataObject {
 }
 
 /** Version 2 without Simplify: `jobId` and `outcome` first, the JobStatus as sent, then the tracker's view. */
-function rawJson(event: JobEvent, parseLog: boolean): IDataObject {
-	const json: IDataObject = { jobId: event.job.id, outcome: statusOutcome(event.status), ...formatJob(event.job as IDataObject, { parseLog }) };
+function rawJson(event: JobEvent, parseLog: boolean, timeZone?: string): IDataObject {
+	const json: IDataObject = { jobId: event.job.id, outcome: statusOutcome(event.status), ...formatJob(event.job as IDataObject, { parseLog, timeZone }) };
 	// A service's own fields of those names do not replace the trigger's (their places stay first).
 	json.jobId = event.job.id;
 	json.outcome = statusOutcome(event.status);
@@ -55,8 +55,8 @@ function rawJson(event: JobEvent, parseLog: boolean): IDataObject {
  * Version 2 with Simplify: ten fields, the ones a workflow branches on first (n8n's guideline: at most ten, most
  * used on top). The status is the one the tracker compared, as `previousStatus` is.
  */
-function simplifiedJson(event: JobEvent, parseLog: boolean): IDataObject {
-	const summary = formatJob(event.job as IDataObject, { simplify: true, parseLog });
+function simplifiedJson(event: JobEvent, parseLog: boolean, timeZone?: string): IDataObject {
+	const summary = formatJob(event.job as IDataObject, { simplify: true, parseLog, timeZone });
 	const json: IDataObject = {
 		jobId: event.job.id,
 		outcome: statusOutcome(event.status),
@@ -75,9 +75,9 @@ function failureReason(event: JobEvent): string | null {
 	return status === 'ERROR' || status === 'CANCELLED' ? jobFailureReason({ ...event.job, executionStatus: status }) : null;
 }
 
-/** 2.1 without Simplify: version 2's raw item, with `failureReason` after `outcome` (a service's own field of that name does not replace it). */
-function rawJson21(event: JobEvent, parseLog: boolean): IDataObject {
-	const { jobId, outcome, ...rest } = rawJson(event, parseLog);
+/** 2.1 without Simplify: version 2's raw item (Parse Log's times in the workflow's zone), with `failureReason` after `outcome` (a service's own field of that name does not replace it). */
+function rawJson21(event: JobEvent, output: EventOutput): IDataObject {
+	const { jobId, outcome, ...rest } = rawJson(event, output.parseLog, output.timeZone);
 	const json: IDataObject = { jobId, outcome, failureReason: null, ...rest };
 	json.failureReason = failureReason(event);
 	return json;
@@ -88,7 +88,7 @@ function rawJson21(event: JobEvent, parseLog: boolean): IDataObject {
  * job, not what happened to it) stays in the raw item, and the times are in the workflow's zone with their offset.
  */
 function simplifiedJson21(event: JobEvent, output: EventOutput): IDataObject {
-	const { jobId, outcome, executionStatus, ...rest } = simplifiedJson(event, output.parseLog);
+	const { jobId, outcome, executionStatus, ...rest } = simplifiedJson(event, output.parseLog, output.timeZone);
 	const json: IDataObject = { jobId, outcome, executionStatus, failureReason: failureReason(event), ...rest };
 	delete json.skippedStatuses;
 	const zone = output.timeZone;

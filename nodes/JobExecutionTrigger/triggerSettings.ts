@@ -2,7 +2,7 @@
 import { NodeOperationError } from 'n8n-workflow';
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
-import { describeGiven, JOB_STATUSES } from '../shared/jobVocabulary';
+import { describeGiven, isKnownZone, JOB_STATUSES } from '../shared/jobVocabulary';
 import { nodeVersion } from '../shared/nodeVersion';
 import { VERSION_2_1 } from '../shared/versionDisplay';
 import type { EventOutput } from './eventOutput';
@@ -60,8 +60,11 @@ export function outputOf(context: IPollFunctions, options: IDataObject): EventOu
 	const version = nodeVersion(context);
 	const simplify = version >= 2 ? context.getNodeParameter('simplify', true) : false;
 	if (typeof simplify !== 'boolean') throw badSetting(context, `Simplify must be true or false, got ${describeGiven(simplify)}`);
-	const zone = version >= VERSION_2_1 ? { timeZone: context.getTimezone() } : {};
-	return { version, parseLog: options.parseLog === true, simplify, ...zone };
+	const timeZone = version >= VERSION_2_1 ? context.getTimezone() : undefined;
+	if (timeZone !== undefined && !isKnownZone(timeZone)) {
+		context.logger.warn(`Job Execution Trigger: the workflow's time zone "${timeZone}" is not one this n8n knows; its items show times in UTC (+00:00)`);
+	}
+	return { version, parseLog: options.parseLog === true, simplify, ...(timeZone === undefined ? {} : { timeZone }) };
 }
 
 function badSetting(context: IPollFunctions, message: string): NodeOperationError {

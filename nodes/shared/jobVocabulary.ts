@@ -337,27 +337,92 @@ export function labelInZone(utcMs: number, timeZone: string): string {
 }
 
 const ZONE_RE = /(?:Z|[+-]\d{2}:?\d{2})$/i;
-const DATE_ONLY_RE = /^\d{4}-\d{2}-\d{2}$/;
 const TIME_NUMBER_RE = /^\d+(?:\.\d+)?$/;
+// What n8n's date picker, `$now.toISO()` and the docs write: a date, an optional time (minutes, seconds, a fraction),
+// an optional zone. Each part is a fixed run of digits, so the match is linear.
+const GIVEN_ISO_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?(?: ?(Z|[+-]\d{2}:?\d{2}))?$/i;
+const DAY_MS = 86_400_000;
+
+/** Why a time typed in a filter is refused; the filter's error says which, and asks for the offset where it helps. */
+export type GivenTimeProblem =
+	| { problem: 'notATime' }
+	/** A day or a time that no calendar has: 2026-02-30, 24:00, 10:61. */
+	| { problem: 'impossible' }
+	/** No offset in the text, and the workflow's zone is not one Intl knows. */
+	| { problem: 'unknownZone' }
+	/** The wall time occurs twice in the zone (the hour a clock goes back): both readings, earlier first. */
+	| { problem: 'ambiguous'; instants: [number, number] }
+	/** The wall time never occurs in the zone (the hour a clock skips). */
+	| { problem: 'skipped' };
+
+/** The wall time of an ISO match as if in UTC, or null when the calendar has no such day or time. */
+function wallTimeMs(m: RegExpExecArray): number | null {
+	const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i] ?? 0));
+	if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
+	const date = new Date(0);
+	date.setUTCFullYear(year, month - 1, day);
+	date.setUTCHours(hour, minute, second, Number(((m[7] ?? '') + '000').slice(0, 3)));
+	// Date rolls 30 February over into March: a day that moved is one the month does not have.
+	return date.getUTCDate() === day && date.getUTCMonth() === month - 1 ? date.getTime() : null;
+}
+
+/** `+05:30`, `-0500`, `Z` as ms east of UTC; null for an offset no zone has (past ±23:59). */
+function offsetMs(text: string): number | null {
+	if (text.toUpperCase() === 'Z') return 0;
+	const digits = text.replace(':', '');
+	const [hours, minutes] = [Number(digits.slice(1, 3)), Number(digits.slice(3, 5))];
+	if (hours > 23 || minutes > 59) return null;
+	return (text[0] === '-' ? -1 : 1) * (hours * 60 + minutes) * 60_000;
+}
 
 /**
- * A time a user gives (a filter) in epoch ms, or null when it is none: text with a zone as written; text without one
- * (what n8n's date picker writes) in `timeZone`; a number, or a text of digits, read by the jobs' own rule (toEpochMs:
- * 10 integer digits are epoch seconds, 13 are epoch milliseconds, each covering 2001-2286). Any other number is
- * refused: no realistic date has another length, and guessing would keep or drop every job without a word.
+ * The instants a wall time has in a zone: one, two (the hour a clock goes back) or none (the hour it skips). The
+ * offsets a day before and a day after are the only ones a wall time can have (no zone changes twice in a day).
  */
-export function readGivenTime(given: unknown, timeZone: string): number | null {
-	if (typeof given === 'number' || typeof given === 'bigint') return toEpochMs(given);
-	if (typeof given !== 'string' || given.length > 64) return null;
+function wallTimeInstants(wallMs: number, timeZone: string): number[] {
+	const offsets = new Set([zoneOffsetMs(wallMs - DAY_MS, timeZone), zoneOffsetMs(wallMs + DAY_MS, timeZone)]);
+	return [...offsets].map((offset) => wallMs - offset).filter((instant) => zoneOffsetMs(instant, timeZone) === wallMs - instant).sort((a, b) => a - b);
+}
+
+/** An ISO text read as the zone says: its own offset, else the workflow's zone (refused where that zone cannot say). */
+function readIsoTime(m: RegExpExecArray, timeZone: string): { ms: number } | GivenTimeProblem {
+	const wall = wallTimeMs(m);
+	const offset = m[8] === undefined ? undefined : offsetMs(m[8]);
+	if (wall === null || offset === null) return { problem: 'impossible' };
+	if (offset !== undefined) return { ms: wall - offset };
+	if (zoneFormat(timeZone) === undefined) return { problem: 'unknownZone' };
+	const instants = wallTimeInstants(wall, timeZone);
+	if (instants.length === 0) return { problem: 'skipped' };
+	return instants.length === 1 ? { ms: instants[0] } : { problem: 'ambiguous', instants: [instants[0], instants[instants.length - 1]] };
+}
+
+/**
+ * A time a user gives (a filter) in epoch ms, or why it is refused: ISO text with a zone as written; without one (what
+ * n8n's date picker writes) in `timeZone`, refused when that wall time occurs twice or never there, or the zone is
+ * unknown; a day or time no calendar has is refused, never rolled over. A number, or a text of digits, is read by the
+ * jobs' own rule (toEpochMs: 10 integer digits are epoch seconds, 13 are epoch milliseconds, each covering 2001-2286);
+ * any other number is refused: no realistic date has another length, and guessing would keep or drop every job
+ * without a word. Other text with a zone at its end (`$now.toRFC2822()`) is read by Date.parse.
+ */
+export function readGivenTimeIn(given: unknown, timeZone: string): { ms: number } | GivenTimeProblem {
+	const known = (ms: number | null): { ms: number } | GivenTimeProblem => (ms === null ? { problem: 'notATime' } : { ms });
+	if (typeof given === 'number' || typeof given === 'bigint') return known(toEpochMs(given));
+	if (typeof given !== 'string' || given.length > 64) return { problem: 'notATime' };
 	const text = given.trim();
-	if (TIME_NUMBER_RE.test(text)) return toEpochMs(text);
-	if (ZONE_RE.test(text)) {
-		const parsed = Date.parse(text);
-		return Number.isFinite(parsed) ? parsed : null;
-	}
-	const asUtc = Date.parse(DATE_ONLY_RE.test(text) ? `${text}T00:00:00Z` : `${text}Z`);
-	if (!Number.isFinite(asUtc)) return null;
-	// The wall time in the zone: the offset at that wall time (taken twice, so a change of offset between is seen).
-	const first = asUtc - zoneOffsetMs(asUtc, timeZone);
-	return asUtc - zoneOffsetMs(first, timeZone);
+	if (TIME_NUMBER_RE.test(text)) return known(toEpochMs(text));
+	const iso = GIVEN_ISO_RE.exec(text);
+	if (iso) return readIsoTime(iso, timeZone);
+	const parsed = ZONE_RE.test(text) ? Date.parse(text) : NaN;
+	return known(Number.isFinite(parsed) ? parsed : null);
+}
+
+/** readGivenTimeIn's instant, or null when it refuses the time (whatever the reason). */
+export function readGivenTime(given: unknown, timeZone: string): number | null {
+	const read = readGivenTimeIn(given, timeZone);
+	return 'ms' in read ? read.ms : null;
+}
+
+/** Whether Intl knows the zone: an unknown one shows times in UTC, and the node says so. */
+export function isKnownZone(timeZone: string): boolean {
+	return zoneFormat(timeZone) !== undefined;
 }

@@ -197,6 +197,20 @@ describe('Job Execution Trigger version 2, against a service listing jobs oldest
 			expect(event).toMatchObject({ startTime: job.startTime, endTime: job.endTime, event: 'newJob', skippedStatuses: [] });
 		});
 
+		test('Parse Log\'s entry times are in the workflow\'s zone too; an unknown zone shows UTC and the log says so', async () => {
+			const job = finished[completedAt];
+			service.history = [job];
+			const poller = trigger21({ triggerOn: 'statuses', statuses: ['COMPLETED'], options: { parseLog: true } });
+			const [event] = json(await poller.poll('manual'));
+			const times = (event.logParsed as { entries: Array<{ time: string }> }).entries.map((entry) => entry.time);
+			const utc = parseJobLog(job.log as string).entries.map((entry) => Date.parse(`${entry.time.replace(' ', 'T')}Z`));
+			expect(times).toEqual(utc.map(inKolkata));
+			const mars = trigger({ triggerOn: 'statuses', statuses: ['COMPLETED'] }, { typeVersion: 2.1, timezone: 'Mars/Olympus' });
+			const [unknown] = json(await mars.poll('manual'));
+			expect(unknown.endTime).toBe(new Date(job.endTime as number).toISOString().replace('Z', '+00:00'));
+			expect(mars.warnings).toEqual([expect.stringContaining('the workflow\'s time zone "Mars/Olympus" is not one this n8n knows')]);
+		});
+
 		test('version 2 in the same workflow keeps its items: UTC times, no failureReason', async () => {
 			const poller = trigger({}, { typeVersion: 2, timezone: KOLKATA });
 			await poller.poll();

@@ -16,7 +16,8 @@ import { searchList } from '../../testkit/listSearch';
 import { startScriptedJobService } from '../../testkit/scriptedJobService';
 import type { Job, ScriptedJobService } from '../../testkit/scriptedJobService';
 import { JobExecution } from '../../nodes/JobExecution/JobExecution.node';
-import { logFileName } from '../../nodes/JobExecution/helpers/jobItems';
+import { distinctLogFileName, logFileName } from '../../nodes/JobExecution/helpers/jobItems';
+import fc from 'fast-check';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const SUMMARY_KEYS = ['jobId', 'executionStatus', 'outcome', 'flowName', 'runProfileName', 'startTime', 'endTime', 'runtimeSeconds', 'stepsCompleted', 'stepsTotal'];
@@ -213,6 +214,54 @@ describe('issue 36 on version 2.1, against the reference server', () => {
 		expect(sorts).toEqual(['collection', 'fixedCollection']);
 	});
 
+	test('issue 49: in a workflow whose zone is Asia/Kolkata, Simplify and Parse Log write that zone\'s time with its offset; a typed time filters at the instant shown', async () => {
+		const KOLKATA = 'Asia/Kolkata';
+		const inKolkata = (parameters: IDataObject) =>
+			runActionNode({ credentials: fx.credentials, typeVersion: 2.1, timezone: KOLKATA, parameters: { authentication: fx.authentication, resource: 'job', ...parameters } as RunNodeOptions['parameters'] });
+		const jobId = (await run({ operation: 'submit', ...fx.flow(SALES), runProfileName: 'default' })).json[0].jobId as string;
+		fx.clock.advance(60_000);
+		const [got] = (await inKolkata({ operation: 'get', jobId, options: { parseLog: true } })).json;
+		const raw = fx.server.store.status(jobId) as { startTime: number; endTime: number };
+		expect([got.startTime, got.endTime]).toEqual([isoInZone(raw.startTime, KOLKATA), isoInZone(raw.endTime, KOLKATA)]);
+		expect(got.startTime).toMatch(/\+05:30$/);
+		// Every entry of the parsed log: the log's UTC time, written in the workflow's zone (the same instant).
+		const entries = (got.logParsed as { entries: Array<{ time: string }> }).entries;
+		const rawEntries = (await run({ operation: 'get', jobId, simplify: false, options: { parseLog: true } }, 2)).json[0].logParsed as { entries: Array<{ time: string }> };
+		expect(entries.length).toBeGreaterThan(3);
+		expect(entries.map((entry) => entry.time)).toEqual(rawEntries.entries.map((entry) => isoInZone(Date.parse(`${entry.time.replace(' ', 'T')}Z`), KOLKATA)));
+		// The start time shown, typed back without its offset: the job started at it, not a millisecond later.
+		const typed = (got.startTime as string).slice(0, 23);
+		expect((await inKolkata({ operation: 'getMany', scope: 'history', filters: { startedAfter: typed } })).json.map((job) => job.jobId)).toEqual([jobId]);
+		expect((await inKolkata({ operation: 'getMany', scope: 'history', filters: { startedBefore: typed } })).json).toEqual([]);
+	});
+
+	test('issue 49: a wall time that happens twice or never in the workflow\'s zone, an impossible date, an unknown zone: refused naming the filter, asking for the offset', async () => {
+		const refused = async (filters: IDataObject, timezone?: string) => {
+			const result = await runActionNode({ credentials: fx.credentials, typeVersion: 2.1, timezone, parameters: { authentication: fx.authentication, resource: 'job', operation: 'getMany', scope: 'history', filters } as RunNodeOptions['parameters'] });
+			return [result.error?.message, result.error?.description];
+		};
+		expect(await refused({ startedAfter: '2026-11-01T01:30' })).toEqual([
+			'Started After filter happens twice in the workflow\'s time zone (America/New_York), got "2026-11-01T01:30": add its offset [item 0]',
+			'The clocks go back then: 2026-11-01T01:30:00.000-04:00 is the first time, 2026-11-01T01:30:00.000-05:00 the second. Write the one you mean, with its offset (-04:00 or -05:00).',
+		]);
+		expect((await refused({ endedBefore: '2026-03-08 02:30' }))[0]).toBe('Ended Before filter never happens in the workflow\'s time zone (America/New_York), got "2026-03-08 02:30": add its offset [item 0]');
+		expect(await refused({ startedBefore: '2026-02-30' })).toEqual([
+			'Started Before filter is not a real date and time, got "2026-02-30" [item 0]',
+			'No calendar has that day or time (a 30 February, an hour 24): Luxon, n8n\'s date library, calls it invalid.',
+		]);
+		expect((await refused({ endedAfter: '2026-11-21T10:00' }, 'Mars/Olympus'))[0]).toBe('Ended After filter has no offset and the workflow\'s time zone "Mars/Olympus" is unknown, got "2026-11-21T10:00": add its offset [item 0]');
+		// With its offset, each is an instant: read, whatever the zone.
+		expect(await refused({ startedAfter: '2026-11-01T01:30-05:00', endedAfter: '2026-11-21T10:00Z' }, 'Mars/Olympus')).toEqual([undefined, undefined]);
+		// Output in an unknown zone: UTC, and said once.
+		const jobId = (await run({ operation: 'submit', ...fx.flow(SALES), runProfileName: 'default' })).json[0].jobId as string;
+		fx.clock.advance(60_000);
+		const mars = await runActionNode({ credentials: fx.credentials, typeVersion: 2.1, timezone: 'Mars/Olympus', parameters: { authentication: fx.authentication, resource: 'job', operation: 'getMany', scope: 'history' } as RunNodeOptions['parameters'] });
+		expect(mars.json.map((job) => job.jobId)).toEqual([jobId]);
+		expect(mars.json[0].startTime).toMatch(/\+00:00$/);
+		expect(hintsOf(mars)).toEqual(['The workflow\'s time zone "Mars/Olympus" is not one this n8n knows: times are shown in UTC (+00:00). Set the time zone in the workflow\'s settings.']);
+		expect(hintsOf(await run({ operation: 'getMany', scope: 'history' }))).toEqual([]);
+	});
+
 	test('rows 2 and 5: a failed job\'s error and Simplify carry why it failed; the step it failed in is not counted as completed', async () => {
 		const stop = advanceWhileWaiting(fx.clock, 1000);
 		try {
@@ -381,6 +430,43 @@ describe('version 2 hints, against a scripted service', () => {
 		expect(logFileName('3f2b8c1e-6d4a-4b7e-9a51-0c8d2e7f4a10')).toBe('job-3f2b8c1e-6d4a-4b7e-9a51-0c8d2e7f4a10.log');
 		expect(logFileName('é'.repeat(10_000))).toBe(`job-${'_'.repeat(100)}.log`);
 		expect(logFileName('')).toBe('job.log');
+	});
+
+	test('issue 49: on 2.1, Log as File never gives two jobs one name: a changed or cut id gets a hash of the whole id; version 2 keeps its names', async () => {
+		for (const id of ['q3/payroll', 'q3_payroll']) service.jobs.set(id, { ...jobs(1)[0], id, log: `the log of ${id}` });
+		const fileOf = async (jobId: string, typeVersion: number) =>
+			(await runActionNode({ credentials: credentialsFor(service.url), typeVersion, parameters: { authentication: 'jobExecutionApi', resource: 'job', operation: 'get', jobId, options: { logAsFile: true } } })).items[0].binary?.data;
+		const [slash, underscore] = [await fileOf('q3/payroll', 2.1), await fileOf('q3_payroll', 2.1)];
+		expect(underscore).toMatchObject({ fileName: 'job-q3_payroll.log', fileExtension: 'log' });
+		expect(slash?.fileName).toMatch(/^job-q3_payroll\.[0-9a-z]{11}\.log$/);
+		expect(slash).toMatchObject({ fileExtension: 'log', mimeType: 'text/plain' });
+		expect(slash?.directory).toBeUndefined();
+		expect((await fileOf('q3/payroll', 2))?.fileName).toBe('job-q3_payroll.log');
+		// At the cut: 100 safe characters are the name; a 101st, or any difference past the cut, adds the hash.
+		const [hundred, past] = ['a'.repeat(100), 'a'.repeat(101)];
+		expect(distinctLogFileName(hundred)).toBe(`job-${hundred}.log`);
+		expect(distinctLogFileName(past)).toMatch(new RegExp(`^job-${hundred}\\.[0-9a-z]{11}\\.log$`));
+		expect(distinctLogFileName(`${past}b`)).not.toBe(distinctLogFileName(`${past}c`));
+		expect(distinctLogFileName('..')).toMatch(/^job-__\.[0-9a-z]{11}\.log$/);
+		expect(distinctLogFileName('')).toBe('job.log');
+		// Generated: any two different ids (of the characters that collide: separators, dots, non-ASCII, past the cut) get two names, each a safe one.
+		const idText = fc.string({ unit: fc.constantFrom('a', '_', '/', '.', '-', 'é', '\u0000', ' '), minLength: 1, maxLength: 110 });
+		// Pairs that the old rule named alike: an id and its safe form, two ids mapped to one safe form, two ids equal up to the cut.
+		const pairs = fc.oneof(
+			fc.tuple(idText, idText),
+			idText.map((id) => [id, id.replace(/[^A-Za-z0-9_-]/g, '_')] as [string, string]),
+			idText.map((id) => [id.replace(/[^A-Za-z0-9_-]/g, '/'), id.replace(/[^A-Za-z0-9_-]/g, '.')] as [string, string]),
+			fc.tuple(fc.constantFrom('a', '_'), idText, idText).map(([c, a, b]) => [c.repeat(100) + a, c.repeat(100) + b] as [string, string]),
+		);
+		fc.assert(
+			fc.property(pairs, ([a, b]) => {
+				fc.pre(a !== b);
+				const [nameA, nameB] = [distinctLogFileName(a), distinctLogFileName(b)];
+				expect(nameA).not.toBe(nameB);
+				for (const name of [nameA, nameB]) expect(name).toMatch(/^job-[A-Za-z0-9_-]{1,100}(\.[0-9a-z]{11})?\.log$/);
+			}),
+			{ seed: 4904, numRuns: 2000 },
+		);
 	});
 
 	test('issue 36 row 8: the lists offer only names the node can send, by the rule Submit and the filters apply', async () => {

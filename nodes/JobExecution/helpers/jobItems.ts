@@ -5,7 +5,8 @@ import type { SummaryOptions } from '../../shared/jobSummary';
 import { VERSION_2_1 } from '../../shared/versionDisplay';
 import { formatJob, JOB_STATUS_FIELDS, shapeJob } from '../../shared/jobOutput';
 import { nodeTypeName, nodeVersion } from '../../shared/nodeVersion';
-import { readableJobId } from '../../shared/jobVocabulary';
+import { isKnownZone, readableJobId } from '../../shared/jobVocabulary';
+import { hintOnce } from './hints';
 import { badParameter, checkBoolean, checkText, itemParameter, readOutputOptions } from './itemParameters';
 
 /** An output item with a file (the log as a file): the router passes it on with its files and its pairedItem. */
@@ -22,6 +23,8 @@ export interface JobItemSettings {
 	json(job: IDataObject, knownJobId?: string): IDataObject;
 	/** The binary property the log goes to as a .log file; none unless asked. */
 	logFileProperty?: string;
+	/** The file's name for a job id: version 2's rule, or 2.1's, which never gives two jobs one name. */
+	logFileName?: (jobId: string) => string;
 }
 
 const OUTPUT_MODES: readonly JobOutputMode[] = ['simplified', 'raw', 'selected'];
@@ -41,9 +44,21 @@ function readShapeMode(context: IExecuteFunctions, itemIndex: number): Pick<JobS
 	return { mode, fields: fields as string[] };
 }
 
-/** Version 2.1's Simplify: times in the workflow's time zone (the zone its filters are read in) and the failure reason. */
+/**
+ * Version 2.1's Simplify and Parse Log: times in the workflow's time zone (the zone its filters are read in), and the
+ * failure reason. A zone Intl does not know is said once, not silently read as UTC.
+ */
 function summaryOptions(context: IExecuteFunctions): SummaryOptions | undefined {
-	return nodeVersion(context) >= VERSION_2_1 ? { timeZone: context.getTimezone(), failureReason: true } : undefined;
+	if (nodeVersion(context) < VERSION_2_1) return undefined;
+	const timeZone = context.getTimezone();
+	if (!isKnownZone(timeZone)) {
+		hintOnce(context, {
+			type: 'warning',
+			location: 'outputPane',
+			message: `The workflow's time zone "${timeZone}" is not one this n8n knows: times are shown in UTC (+00:00). Set the time zone in the workflow's settings.`,
+		});
+	}
+	return { timeZone, failureReason: true };
 }
 
 /** The item's output settings in its node version: version 1 reads its Options as it always did. */
@@ -57,7 +72,8 @@ export function readJobItemSettings(context: IExecuteFunctions, itemIndex: numbe
 	const shape: JobShape = { ...readShapeMode(context, itemIndex), parseLog: flag('parseLog', 'Parse Log'), summary: summaryOptions(context) };
 	const logAsFile = flag('logAsFile', 'Log as File');
 	const property = logAsFile ? checkText(context, itemIndex, 'Option Put Log File in Field', options.logFileProperty) || 'data' : undefined;
-	return { statusOnly: flag('statusOnly', 'Status Only'), json: (job, knownJobId) => shapeJob(job, shape, knownJobId), logFileProperty: property };
+	const fileName = nodeVersion(context) >= VERSION_2_1 ? distinctLogFileName : logFileName;
+	return { statusOnly: flag('statusOnly', 'Status Only'), json: (job, knownJobId) => shapeJob(job, shape, knownJobId), logFileProperty: property, logFileName: fileName };
 }
 
 /** Characters of the id kept in a log file's name (ids may hold 256): file systems take 255 bytes a name. */
@@ -73,6 +89,34 @@ export function logFileName(jobId: string): string {
 	return safe === '' ? 'job.log' : `job-${safe}.log`;
 }
 
+/**
+ * A short hash of the whole id (cyrb53: 53 bits, as base36): what tells apart two ids whose safe names are the same.
+ * Pure arithmetic, linear in the id (at most 256 characters).
+ */
+function idHash(id: string): string {
+	let h1 = 0xdeadbeef;
+	let h2 = 0x41c6ce57;
+	for (let i = 0; i < id.length; i++) {
+		const c = id.charCodeAt(i);
+		h1 = Math.imul(h1 ^ c, 2654435761);
+		h2 = Math.imul(h2 ^ c, 1597334677);
+	}
+	h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+	h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+	return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36).padStart(11, '0');
+}
+
+/**
+ * Version 2.1's name: `job-<id>.log` when the id is its own safe name, else `job-<safe id>.<hash>.log`, the hash of the
+ * whole id. Safe names hold no dot, so a changed or cut id never takes an unchanged one's name (`q3/payroll` is
+ * `job-q3_payroll.<hash>.log`, `q3_payroll` stays `job-q3_payroll.log`), and two changed ids share a name only if they
+ * share the safe prefix and the 53-bit hash.
+ */
+export function distinctLogFileName(jobId: string): string {
+	const name = logFileName(jobId);
+	return jobId === '' || name === `job-${jobId}.log` ? name : `${name.slice(0, -'.log'.length)}.${idHash(jobId)}.log`;
+}
+
 /** The item of one job; with Log as File, the log as a text/plain `.log` file in the chosen binary property. */
 export async function jobItem(
 	context: IExecuteFunctions,
@@ -82,6 +126,7 @@ export async function jobItem(
 ): Promise<IDataObject | ItemWithFiles> {
 	const json = settings.json(job, knownJobId);
 	if (settings.logFileProperty === undefined || typeof job.log !== 'string') return json;
-	const file = await context.helpers.prepareBinaryData(Buffer.from(job.log, 'utf8'), logFileName(readableJobId(job) ?? knownJobId ?? ''), 'text/plain');
+	const name = (settings.logFileName ?? logFileName)(readableJobId(job) ?? knownJobId ?? '');
+	const file = await context.helpers.prepareBinaryData(Buffer.from(job.log, 'utf8'), name, 'text/plain');
 	return new ItemWithFiles(json, { [settings.logFileProperty]: file });
 }

@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { JOB_STATUS_OPTIONS, jobFilterFields, jobFilterLocatorFields } from '../../shared/descriptions';
-import { checkStatuses, describeGiven, describeType, isPlainObject, JOB_STATUSES, readGivenTime, readTimestamp } from '../../shared/jobVocabulary';
-import type { JobFilter } from '../../shared/jobVocabulary';
+import { checkStatuses, describeGiven, describeType, isoInZone, isPlainObject, JOB_STATUSES, readGivenTimeIn, readTimestamp } from '../../shared/jobVocabulary';
+import type { GivenTimeProblem, JobFilter } from '../../shared/jobVocabulary';
 import { fromVersion2, fromVersion21, version1Only, version2Only } from '../../shared/versionDisplay';
 import { hintOnce } from './hints';
 import { badParameter, checkText } from './itemParameters';
@@ -98,16 +98,42 @@ export interface ListSelection extends JobFilter {
 function timeValue(context: IExecuteFunctions, itemIndex: number, label: string, raw: unknown): number | null {
 	if (raw === undefined || raw === null || raw === '') return null;
 	const given = isPlainObject(raw) && typeof raw.toISO === 'function' ? (raw.toISO as () => unknown)() : raw;
-	const ms = readGivenTime(given, context.getTimezone());
-	if (ms === null) {
-		throw badParameter(
-			context,
-			itemIndex,
-			`${label} filter must be a date and time, got ${describeGiven(raw, { values: true })}`,
-			`A date and time without a zone is read in the workflow's time zone (${context.getTimezone()}); a number is epoch seconds (10 digits) or milliseconds (13 digits).`,
-		);
+	const zone = context.getTimezone();
+	const read = readGivenTimeIn(given, zone);
+	if ('ms' in read) return read.ms;
+	const [message, description] = timeProblemWords(read, `${label} filter`, describeGiven(given, { values: true }), zone);
+	throw badParameter(context, itemIndex, message, description);
+}
+
+/** What a refused time filter says: the filter, what was given, and what to write instead (its offset, mostly). */
+function timeProblemWords(read: GivenTimeProblem, filter: string, got: string, zone: string): [string, string] {
+	const offsetIn = (ms: number) => isoInZone(ms, zone).slice(23);
+	switch (read.problem) {
+		case 'impossible':
+			return [`${filter} is not a real date and time, got ${got}`, 'No calendar has that day or time (a 30 February, an hour 24): Luxon, n8n\'s date library, calls it invalid.'];
+		case 'ambiguous': {
+			const [first, second] = read.instants;
+			return [
+				`${filter} happens twice in the workflow's time zone (${zone}), got ${got}: add its offset`,
+				`The clocks go back then: ${isoInZone(first, zone)} is the first time, ${isoInZone(second, zone)} the second. Write the one you mean, with its offset (${offsetIn(first)} or ${offsetIn(second)}).`,
+			];
+		}
+		case 'skipped':
+			return [
+				`${filter} never happens in the workflow's time zone (${zone}), got ${got}: add its offset`,
+				'The clocks go forward then and skip that time. Write the time with the offset you mean (…Z, …+01:00), or a time outside the skipped hour.',
+			];
+		case 'unknownZone':
+			return [
+				`${filter} has no offset and the workflow's time zone "${zone}" is unknown, got ${got}: add its offset`,
+				'Set a time zone in the workflow\'s settings (Settings → Timezone), or write the time with its offset (…Z, …+01:00).',
+			];
+		default:
+			return [
+				`${filter} must be a date and time, got ${got}`,
+				`A date and time without a zone is read in the workflow's time zone (${zone}); a number is epoch seconds (10 digits) or milliseconds (13 digits).`,
+			];
 	}
-	return ms;
 }
 
 export function readListSelection(context: IExecuteFunctions, itemIndex: number, version: number): ListSelection {
