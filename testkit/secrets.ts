@@ -65,6 +65,7 @@ const SHORT: Record<string, string> = { n: '\n', r: '\r', t: '\t', b: '\b', f: '
 /** One layer of each escape kind, one kind after the other. */
 function decodeLayer(text: string): string {
 	return text
+		.replace(/%u([0-9a-f]{4})/gi, (_all, hex: string) => String.fromCharCode(parseInt(hex, 16)))
 		.replace(/%([0-9a-f]{2})/gi, (_all, hex: string) => String.fromCharCode(parseInt(hex, 16)))
 		.replace(/\\u([0-9a-f]{4})/gi, (_all, hex: string) => String.fromCharCode(parseInt(hex, 16)))
 		.replace(/\\x([0-9a-f]{2})/gi, (_all, hex: string) => String.fromCharCode(parseInt(hex, 16)))
@@ -90,23 +91,29 @@ function dumpReading(text: string): string {
 }
 
 /**
- * The text as it is and decoded layer by layer (up to three), each also without line breaks (wrapped base64) and,
- * when a key holds a space, with `+` read as a space (form encoding). Lower case.
+ * The text as it is and read up to three times, each time decoded one layer, with and without its line breaks
+ * dropped first (a wrap inside an escape), and when a key holds a space with `+` read as a space (form encoding);
+ * each reading also as a hex dump's bytes. Lower case.
  */
 function readings(text: string, spaced: boolean): string[] {
-	const layers = [text];
-	for (let round = 0; round < 3 && /[%\\&]/.test(layers[layers.length - 1]); round++) {
-		const next = decodeLayer(layers[layers.length - 1]);
-		if (next === layers[layers.length - 1]) break;
-		layers.push(next);
+	const unwrap = (layer: string) => layer.replace(/[\r\n]/g, '');
+	let layers = new Set<string>([text]);
+	const all = new Set<string>([text]);
+	for (let round = 0; round < 3; round++) {
+		const next = new Set<string>();
+		for (const layer of layers) {
+			for (const read of /[\r\n]/.test(layer) ? [decodeLayer(layer), decodeLayer(unwrap(layer))] : [decodeLayer(layer)]) if (!all.has(read)) next.add(read);
+		}
+		for (const read of next) all.add(read);
+		layers = next;
+		if (next.size === 0) break;
 	}
-	const all = new Set<string>([dumpReading(text).toLowerCase()]);
-	for (const layer of layers) {
-		all.add(layer.toLowerCase());
-		if (/[\r\n]/.test(layer)) all.add(layer.replace(/[\r\n]/g, '').toLowerCase());
-		if (spaced && layer.includes('+')) all.add(layer.replace(/\+/g, ' ').toLowerCase());
+	const found = new Set<string>();
+	for (const layer of all) {
+		for (const reading of [layer, unwrap(layer), dumpReading(layer)]) found.add(reading.toLowerCase());
+		if (spaced && layer.includes('+')) found.add(layer.replace(/\+/g, ' ').toLowerCase());
 	}
-	return [...all];
+	return [...found];
 }
 
 /**

@@ -1,6 +1,5 @@
 // Redaction at its edges: the shortest key hidden and the one left alone, tokens, base64 at each alignment, every escape, and the prescan changing nothing.
 import { MIN_SECRET_LENGTH, redact, redactionWork, redactor, runAll, secretForms, shortSecretProblem, STEP_CHARS } from '../../nodes/shared/redaction';
-import { watchCpuBlocks } from '../../testkit/cpuBlocks';
 import { cleanParsed, cutMarker, MAX_STRING_CHARS } from '../../nodes/shared/transport';
 import { ECHO_FORMS, transform } from '../../testkit/hostileServer';
 import { secretSearch } from '../../testkit/secrets';
@@ -434,18 +433,6 @@ describe('a step bounded whatever the key (issue 47 §3)', () => {
 			}
 			expect(next.value.endsWith(' *** end')).toBe(true);
 			expect(total).toBeLessThanOrEqual((STEP_WORK / STEP_CHARS) * text.length);
-		}
-	});
-
-	test('a 3.9 MiB escape-dense Get with a 4 KiB token, or a key of one letter in its worst text: no block of 100 ms of CPU', async () => {
-		for (const [key, unit] of [[jwtLike(4096), '%2541\n'], ['a'.repeat(4096), `${'a'.repeat(4095)}b`]]) {
-			const forms = secretForms([key]);
-			redactionWork(forms);
-			const answer = { id: 'job-1', log: unit.repeat(Math.ceil((3.9 * 1024 * 1024) / unit.length)), note: `Bearer ${key}` };
-			const watch = watchCpuBlocks();
-			const cleaned = (await cleanParsed(answer, forms)) as { note: string };
-			expect(watch.stop()).toBeLessThan(100);
-			expect(cleaned.note).toBe('Bearer ***');
 		}
 	});
 });

@@ -21,9 +21,10 @@ const DIGITS_KEY = '739140526182736';
 export function credentialsFor(url: string): Record<Variant, CredentialsMap> {
 	const native = (extra: IDataObject) => ({ jobExecutionApi: { baseUrl: url, ...extra } }) as CredentialsMap;
 	return {
-		bearer: native({ authType: 'bearerToken', token: `fz-token${SYMBOLS}7e1d9a4c` }),
+		// Keys as users paste them (issue 47): white space around a header key, sent and hidden trimmed.
+		bearer: native({ authType: 'bearerToken', token: ` fz-token${SYMBOLS}7e1d9a4c\t` }),
 		basic: native({ authType: 'basicAuth', user: 'alice', password: `fz-pass${SYMBOLS}3c5b8f2e` }),
-		header: native({ authType: 'headerAuth', headerName: 'X-Api-Secret', headerSecret: `fz-header${SYMBOLS}9f2e4c1b` }),
+		header: native({ authType: 'headerAuth', headerName: 'X-Api-Secret', headerSecret: `fz-header${SYMBOLS}9f2e4c1b  ` }),
 		relay: { jobExecutionRelayApi: { relayUrl: url, apiKey: `fz-relay${SYMBOLS}5a7c1e3d`, userApiKey: DIGITS_KEY } },
 	};
 }

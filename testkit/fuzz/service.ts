@@ -10,6 +10,8 @@ import type { AddressInfo, Socket } from 'node:net';
 
 import { ECHO_FORMS, startRecorder, transform } from '../hostileServer';
 import type { EchoForm, Listener } from '../hostileServer';
+import { ESCAPE_KINDS, escapeLayer, formOf, wrapText } from '../redactionModel';
+import type { Form } from '../redactionModel';
 import { realisticLog } from '../largeLists';
 import { adversarialLog, bomb, deepJob, encodeSmall, FUZZ_JOB_ID, hugeList, saneJob, withOddValues } from './bodies';
 import type { Encoding, WireBody } from './bodies';
@@ -76,10 +78,34 @@ function headerLines(headers: IncomingHttpHeaders): string {
 	return entries.map(([name, value]) => `${name}: ${Array.isArray(value) ? value.join(', ') : String(value)}`).join('; ');
 }
 
-/** A 200's job log echoing every request header in the fault's form, then in every other form the hostile server knows. */
+/**
+ * The header lines in the forms the redaction model composes (testkit/redactionModel.ts, issue 47): a header dump
+ * folded at 24 columns, one header per line; each escape kind with a line break every 23 characters (inside escapes
+ * too); an indented `xxd` dump; hex joined by dashes and by dots.
+ */
+function composedEchoes(lines: string): Array<[string, string]> {
+	const headers = lines.split('; ');
+	const folded = headers.map((line) => line.replace(/(.{24})(?=.)/g, '$1\n')).join('\n');
+	const escaped = ESCAPE_KINDS.map((kind): [string, string] => {
+		const text = escapeLayer(lines, { kind, chosen: [true, false, true], upper: kind === 'cHex', zeros: 2 });
+		const every23 = Array.from({ length: Math.floor(text.length / 23) }, (_, n) => (23 * (n + 1) - 1) / Math.max(1, text.length - 1));
+		return [`${kind}, wrapped`, wrapText(text, { at: every23, lineBreak: '\n' })];
+	});
+	const dump = (form: Form) => formOf(lines, form);
+	return [
+		['folded at 24 columns', folded],
+		...escaped,
+		['xxd, indented', dump({ kind: 'hex', style: 'xxd', upper: false, indent: 2 })],
+		['hex joined by dashes', dump({ kind: 'hex', style: '-', upper: true, indent: 0 })],
+		['hex joined by dots', dump({ kind: 'hex', style: '.', upper: false, indent: 0 })],
+	];
+}
+
+/** A 200's job log echoing every request header in the fault's form, then in every other form the hostile server knows, then composed. */
 function echoedLog(lines: string, first: EchoForm): string {
 	const forms = [first, ...ECHO_FORMS.filter((form) => form !== first)];
-	return forms.map((form) => `2026-01-05 09:00:00 [main] INFO request headers (${form}): ${transform(lines, form)}`).join('\n');
+	const echoes: Array<[string, string]> = [...forms.map((form): [string, string] => [form, transform(lines, form)]), ...composedEchoes(lines)];
+	return echoes.map(([name, text]) => `2026-01-05 09:00:00 [main] INFO request headers (${name}): ${text}`).join('\n');
 }
 
 /** Each job of a JSON text with the digits-only header values (a key) beside its log, as JSON numbers: `"keyNumbers":[7391405261827364519]`. */

@@ -224,7 +224,7 @@ export class Scanner {
 	private readonly starts: Int32Array;
 	private readonly ends: Int32Array;
 	/** Tokens found, whose edge after them waits for the next character: their starts, and their end's index. */
-	private pendingStarts: number[] = [];
+	private readonly pendingStarts: number[] = [];
 	private pendingAt = -1;
 	private readonly fold = folding();
 
@@ -245,7 +245,7 @@ export class Scanner {
 	reset(): void {
 		this.state = 0;
 		this.read = 0;
-		this.pendingStarts = [];
+		this.pendingStarts.length = 0;
 	}
 
 	/** Where the earliest form that may still be found starts in the text, or Infinity. */
@@ -331,7 +331,7 @@ export class Scanner {
 	/** The reading ended: a token waiting for its edge after has none. */
 	finish(): void {
 		for (const start of this.pendingStarts) this.found(start, this.ends[this.pendingAt & this.mask], Kind.Token);
-		this.pendingStarts = [];
+		this.pendingStarts.length = 0;
 	}
 
 	private report(form: number): void {
@@ -359,6 +359,6 @@ export class Scanner {
 	private settle(code: number, start: number): void {
 		const end = this.ends[this.pendingAt & this.mask];
 		if (!(isAlphanumeric(code) && end >= start)) for (const first of this.pendingStarts) this.found(first, end, Kind.Token);
-		this.pendingStarts = [];
+		this.pendingStarts.length = 0;
 	}
 }

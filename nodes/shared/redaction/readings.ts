@@ -296,13 +296,24 @@ export class Decode extends Stage {
 }
 
 /**
- * What a hex dump holds besides its bytes, dropped by the hex reading: an ASCII column (two spaces or more, then up
- * 34 characters (a 32-byte line's column between `|`), unless a byte or a line's offset follows: hexdump -C's halves, an indented dump), a line break
- * with the next line's indentation and offset (`xxd`'s `00000010:`, hexdump -C's `00000010  `), and each separator
- * between bytes (space, colon, dash, dot).
+ * What a hex dump holds besides its bytes, dropped by the hex reading: an ASCII column (up to 34 characters: a 32-byte
+ * line's, between `|`), a line break with the next line's indentation and offset (`xxd`'s `00000010:`, hexdump -C's
+ * `00000010  `), an offset whose line break a reading dropped, and each separator between bytes (space, colon, dash,
+ * dot).
  */
-const HEX_DROPPED =
-	/ {2,64}(?![0-9A-Fa-f]{2}[ \r\n]|[0-9A-Fa-f]{4,16}(?::| {2}[0-9A-Fa-f]))[^\r\n]{0,34}|\r?\n(?:[ \t]{0,64}[0-9A-Fa-f]{4,16}(?::| {2}(?=[0-9A-Fa-f])))?|\r|[ :.-]/g;
+const HEX_DROPPED = new RegExp(
+	[
+		// An ASCII column: two spaces or more (all of them), not before a byte or an offset; up to the next offset.
+		' {2,64}(?![0-9A-Fa-f]{2}[ \\r\\n]|[0-9A-Fa-f]{4,16}(?::| {2}[0-9A-Fa-f])| )(?:(?!' + '[0-9A-Fa-f]{8}(?:: | {2}[0-9A-Fa-f]))[^\\r\\n]){0,34}',
+		// A line break with the next line's indentation and offset.
+		'\\r?\\n(?:[ \\t]{0,64}[0-9A-Fa-f]{4,16}(?::| {2}(?=[0-9A-Fa-f])))?',
+		// An offset whose line break a reading dropped (`xxd`'s, `hexdump -C`'s).
+		'[0-9A-Fa-f]{8}(?:: | {2}(?=[0-9A-Fa-f]{2} ))',
+		'\\r',
+		'[ :.-]',
+	].join('|'),
+	'g',
+);
 /** Characters past a piece's end one dropped stretch may need (its longest match and what it looks at after). */
 const HEX_LOOKAHEAD = 256;
 /** Two hex digits joined to more by a separator or across a line break: a text worth the hex reading. */

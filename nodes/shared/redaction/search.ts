@@ -39,7 +39,7 @@ interface Plan {
 	escapes: boolean;
 	/** The text holds joined hex (HEX_JOINT): the hex reading of the text. */
 	dump: boolean;
-	/** Hex forms, and escapes: the hex reading of the text read once. */
+	/** Hex forms, and escapes: the hex reading of the text read once and twice. */
 	dumpRead: boolean;
 }
 
@@ -59,6 +59,7 @@ class Reader {
 	private readonly decodeTwice: Decode;
 	private readonly dump = new HexDump();
 	private readonly dumpRead = new HexDump();
+	private readonly dumpReadTwice = new HexDump();
 	private readonly scanners: Scanner[];
 	ranges: Range[] = [];
 
@@ -66,7 +67,7 @@ class Reader {
 		this.decodeOnce = new Decode(compiled.plusIsSpace);
 		this.decodeTwice = new Decode(compiled.plusIsSpace);
 		const found = (start: number, end: number, kind: Kind) => this.add(start, kind === Kind.Hex ? lineEnd(this.source, end) : end);
-		this.scanners = [false, false, false, true, true].map((hexOnly) => new Scanner(compiled.automaton, hexOnly, found));
+		this.scanners = [false, false, false, true, true, true].map((hexOnly) => new Scanner(compiled.automaton, hexOnly, found));
 	}
 
 	start(source: string): void {
@@ -81,7 +82,7 @@ class Reader {
 	 * reading, and by the automaton over each (with the links it followed).
 	 */
 	step(from: number, to: number, final: boolean, plan: Plan): number {
-		const [asIs, once, twice, dump, dumpRead] = this.scanners;
+		const [asIs, once, twice, dump, dumpRead, dumpReadTwice] = this.scanners;
 		this.text.fill(this.source, from, to);
 		let work = asIs.scan(this.text);
 		if (plan.escapes) {
@@ -93,6 +94,8 @@ class Reader {
 			if (plan.dumpRead) {
 				const dumped = this.dumpRead.read(read, final);
 				work += read.length + dumpRead.scan(dumped);
+				const dumpedTwice = this.dumpReadTwice.read(readTwice, final);
+				work += readTwice.length + dumpReadTwice.scan(dumpedTwice);
 			}
 		}
 		if (plan.dump) {
@@ -112,7 +115,7 @@ class Reader {
 	}
 
 	private stages(): Stage[] {
-		return [this.unwrapOnce, this.decodeOnce, this.unwrapTwice, this.decodeTwice, this.dump, this.dumpRead];
+		return [this.unwrapOnce, this.decodeOnce, this.unwrapTwice, this.decodeTwice, this.dump, this.dumpRead, this.dumpReadTwice];
 	}
 
 	private add(start: number, end: number): void {
