@@ -3,7 +3,9 @@
  * then Debian's Chromium logs in with the printed login, adds a Job Execution node (its credential must be the
  * native one), opens the printed navigation URL (200), opens the trigger example and picks from its Flow Name list
  * (version 2: the names of the jobs the service lists), tests a credential with a wrong key (the node's own message,
- * never the key), and finally SIGTERM to the npm process must stop n8n and the service.
+ * never the key), and finally SIGTERM to the npm process must stop n8n and the service. Issue 49: version 2.1's
+ * Timeout shows its unit when added; a workflow in Asia/Kolkata shows a failed job's step and reason and its times
+ * with +05:30.
  */
 import { spawn } from 'child_process';
 import type { ChildProcess } from 'child_process';
@@ -304,7 +306,7 @@ describeWithChromium('the README quick start in a browser (n8n 2.41.1)', () => {
 		log(`Run Profile list: ${(await page.locator('[data-test-id="rlc-item"]').allInnerTexts()).join(', ')}`);
 	});
 
-	it("issue 36 rows 3 and 4: version 2.1's Docs link opens the README's Operations part; its Timeout is an amount and a unit, version 2's stays seconds", async () => {
+	it("issue 36 rows 3 and 4, issue 49: version 2.1's Docs link opens the README's Operations part; its Timeout shows its amount and unit together, version 2's stays seconds", async () => {
 		const node = (id: string, name: string, typeVersion: number, waitSettings: object, position: [number, number]) => ({
 			id,
 			name,
@@ -317,7 +319,7 @@ describeWithChromium('the README quick start in a browser (n8n 2.41.1)', () => {
 		// One workflow per version: each opens with only its node's panel to look at.
 		const workflowOf = async (only: object, name: string) => await saveWorkflow(page, { name, nodes: [only], connections: {}, settings: {} });
 		await page.goto(`${printed.editor}/home/workflows`);
-		const newer = await workflowOf(node('v21', 'Newer submit', 2.1, { timeoutAmount: 2, timeoutUnit: 'minutes' }, [0, 0]), 'Browser e2e: Timeout on 2.1 (removed with the data folder)');
+		const newer = await workflowOf(node('v21', 'Newer submit', 2.1, { timeoutAfter: { values: { amount: 2, unit: 'minutes' } } }, [0, 0]), 'Browser e2e: Timeout on 2.1 (removed with the data folder)');
 		const older = await workflowOf(node('v2', 'Older submit', 2, { timeout: 120 }, [0, 0]), 'Browser e2e: Timeout on 2 (removed with the data folder)');
 		// `shows`: the version's own Timeout field, waited for before the panel is read.
 		const panelOf = async (workflowId: string, name: string, shows: string) => {
@@ -331,15 +333,81 @@ describeWithChromium('the README quick start in a browser (n8n 2.41.1)', () => {
 			expect(text).toContain(`${name}\nDocs`);
 			return { text, links: await repositoryLinks(page) };
 		};
-		const v21 = await panelOf(newer, 'Newer submit', 'Timeout Unit');
+		const v21 = await panelOf(newer, 'Newer submit', 'Amount');
 		log(`2.1 panel links: ${v21.links.join(', ')}`);
 		expect(v21.links).toContain(`${REPOSITORY}#operations`);
 		expect(v21.links.filter((href) => href.includes('utm_'))).toEqual([]);
-		expect(v21.text).toContain('Timeout Unit');
+		// One Timeout setting, its Amount and its Unit (Minutes, as saved) shown together.
+		const timeout = v21.text.slice(v21.text.indexOf('Timeout'));
+		expect(timeout).toMatch(/^Timeout\b[\s\S]*\bAmount\b[\s\S]*\bUnit\b[\s\S]*\bMinutes\b/);
+		expect(v21.text).not.toContain('Timeout Unit');
 		expect(v21.text).not.toContain('Timeout (Seconds)');
 		const v2 = await panelOf(older, 'Older submit', 'Timeout (Seconds)');
 		expect(v2.text).toContain('Timeout (Seconds)');
 		expect(v2.text).not.toContain('Timeout Unit');
+	});
+
+	it('issue 49: adding Timeout to a new node\'s Wait Settings shows its unit at once (1 hour), as n8n\'s Limit Wait Time does', async () => {
+		const blank = {
+			id: 'v21-blank',
+			name: 'Fresh submit',
+			type: 'n8n-nodes-job-execution.jobExecution',
+			typeVersion: 2.1,
+			position: [0, 0],
+			credentials: { jobExecutionApi: { id: NATIVE_CREDENTIAL_ID, name: 'Job Execution API (reference server)' } },
+			parameters: { authentication: 'jobExecutionApi', resource: 'job', operation: 'submit', flowFileName: '/Shared/Flows/sales.flow', runProfileName: { __rl: true, mode: 'name', value: 'default' }, waitForCompletion: true, waitSettings: {} },
+		};
+		await page.goto(`${printed.editor}/home/workflows`);
+		const id = await saveWorkflow(page, { name: 'Browser e2e: adding Timeout (removed with the data folder)', nodes: [blank], connections: {}, settings: {} });
+		await page.goto(`${printed.editor}/workflow/${id}`);
+		await page.locator('.vue-flow__node').filter({ hasText: 'Fresh submit' }).dblclick({ force: true });
+		await page.getByText('Add Setting', { exact: true }).first().click({ force: true });
+		// The collection's option list: Timeout, as a builder picks it.
+		await page.locator('[role="option"], .el-select-dropdown__item').filter({ hasText: /^\s*Timeout\s*$/ }).first().click();
+		await page.getByText('Unit', { exact: true }).first().waitFor({ timeout: 30_000 });
+		const text = await page.locator('body').innerText();
+		const added = text.slice(text.indexOf('Timeout'));
+		log(`after adding Timeout: ${added.slice(0, 200).replace(/\n+/g, ' | ')}`);
+		expect(added).toMatch(/^Timeout\b[\s\S]*\bAmount\b[\s\S]*\bUnit\b[\s\S]*\bHours\b/);
+		await page.keyboard.press('Escape');
+	});
+
+	it('issue 49: in a workflow whose time zone is Asia/Kolkata, a failed job shows the step and why, and its times with +05:30', async () => {
+		const submit = {
+			id: 'v21-kolkata',
+			name: 'Submit in Kolkata',
+			type: 'n8n-nodes-job-execution.jobExecution',
+			typeVersion: 2.1,
+			position: [220, 0],
+			credentials: { jobExecutionApi: { id: NATIVE_CREDENTIAL_ID, name: 'Job Execution API (reference server)' } },
+			parameters: {
+				authentication: 'jobExecutionApi', resource: 'job', operation: 'submit', flowFileName: '/Shared/Flows/inventory-load.flow', runProfileName: { __rl: true, mode: 'name', value: 'default' },
+				waitForCompletion: true, waitSettings: { pollInterval: 1, onJobFailure: 'returnData' },
+			},
+		};
+		const start = { id: 'kolkata-start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} };
+		const connections = { Start: { main: [[{ node: submit.name, type: 'main', index: 0 }]] } };
+		await page.goto(`${printed.editor}/home/workflows`);
+		const id = await saveWorkflow(page, { name: 'Browser e2e: a failed job in Kolkata (removed with the data folder)', nodes: [start, submit], connections, settings: { timezone: 'Asia/Kolkata' } });
+		await page.goto(`${printed.editor}/workflow/${id}`);
+		await page.locator('[data-test-id="execute-workflow-button"]').or(page.getByRole('button', { name: /Execute workflow/i })).first().click();
+		await page.locator('.vue-flow__node').filter({ hasText: submit.name }).dblclick({ force: true });
+		const reason = page.getByText(/target table INVENTORY is locked by another session/).first();
+		try {
+			await reason.waitFor({ timeout: 120_000 });
+		} catch (error) {
+			await page.screenshot({ path: join(dataDir, '..', `browser-e2e-kolkata-${process.pid}.png`) }).catch(() => undefined);
+			log(`no failure reason in the output; the page shows: ${(await page.locator('body').innerText()).slice(0, 3000)}`);
+			throw error;
+		}
+		const text = await page.locator('body').innerText();
+		log(`the output of a failed job in Kolkata: ${text.slice(text.indexOf('failureReason'), text.indexOf('failureReason') + 400).replace(/\n+/g, ' | ')}`);
+		// The step and why, without the log line's time stamp, thread and level.
+		expect(text).toMatch(/Step 2 failed: Node node_\d+ \([^)]+\) failed: target table INVENTORY is locked by another session/);
+		expect(text).not.toMatch(/\[worker-1\] INFO Step 2 failed/);
+		// Start and end in the workflow's zone, with its offset.
+		expect(text.match(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+05:30/g)?.length ?? 0).toBeGreaterThanOrEqual(2);
+		expect(text).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/);
 	});
 
 	it("a credential test with a wrong key → the node's message, not the key", async () => {
