@@ -122,6 +122,7 @@ export class AdaptiveLimit {
 	private ceiling: number;
 	/** Answers to requests sent since the last cut, oldest first (true: busy), at most windowSize() of them. */
 	private window: Array<{ seq: number; busy: boolean }> = [];
+	private busyInWindow = 0;
 	private pausedUntil = 0;
 	private pause: Pause | undefined;
 	/** Requests sent before this one belong to the burst of the last pause: their Retry-After pauses nothing again. */
@@ -164,13 +165,14 @@ export class AdaptiveLimit {
 		if (signal === 'neutral') return;
 		const pause = this.pause;
 		if (pause && signal === 'ok' && ticket.seq >= pause.from && ticket.seq < pause.until) pause.accepted++;
-		if (signal === 'busy' && retryAfterMs !== undefined && retryAfterMs <= MAX_PAUSE_MS && ticket.seq >= this.pauseSeq) {
+		if (signal === 'busy' && retryAfterMs !== undefined && retryAfterMs > 0 && retryAfterMs <= MAX_PAUSE_MS && ticket.seq >= this.pauseSeq) {
 			this.startPause(retryAfterMs, statusCode);
 		}
 		// Answers to requests sent before the last cut (or pause) neither cut again nor undo it.
 		if (ticket.seq < this.lastCut) return;
 		this.window.push({ seq: ticket.seq, busy: signal === 'busy' });
-		if (this.window.length > this.windowSize()) this.window.shift();
+		if (signal === 'busy') this.busyInWindow++;
+		if (this.window.length > this.windowSize() && this.window.shift()?.busy) this.busyInWindow--;
 		if (this.cutOnRate() || signal === 'busy') return;
 		// Slow start: +1 per answer doubles the limit per round trip; after a cut, +1 per round trip.
 		this.limit = Math.min(this.max, this.ceiling, this.limit + (this.cut ? 1 / this.limit : 1));
@@ -182,7 +184,7 @@ export class AdaptiveLimit {
 
 	/** A rate of busy answers cuts the limit to the share answered ok; a lone one, or a thin window, does not. */
 	private cutOnRate(): boolean {
-		const busy = this.window.filter((answer) => answer.busy).length;
+		const busy = this.busyInWindow;
 		const enough = this.window.length >= Math.min(MIN_WINDOW, Math.floor(this.limit));
 		if (this.pause || !enough || busy < MIN_BUSY_TO_CUT || busy <= BUSY_SHARE_TO_CUT * this.window.length) return false;
 		this.cutTo(this.limit * (1 - busy / this.window.length));
@@ -194,6 +196,7 @@ export class AdaptiveLimit {
 		this.cut = true;
 		this.lastCut = this.sentCount;
 		this.window = [];
+		this.busyInWindow = 0;
 	}
 
 	/** One pause per burst: the ok answers of the requests then in flight (the last `allowed()` sent) are counted. */

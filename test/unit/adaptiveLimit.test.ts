@@ -112,8 +112,10 @@ describe('AdaptiveLimit', () => {
 	});
 
 	test('a window as small as the limit: at a bound of 4, two busy answers of four cut (to two), one does not', () => {
+		// One busy of four is a quarter of the window, past a fifth, but a lone one: no cut.
 		const one = new AdaptiveLimit(4, () => 0, 4);
 		answerBurst(one, 4, 1);
+		expect(one.allowed()).toBe(4);
 		for (let i = 0; i < 5; i++) answerBurst(one, 4, 0);
 		expect(one.allowed()).toBe(4);
 		const two = new AdaptiveLimit(4, () => 0, 4);
