@@ -346,6 +346,28 @@ describe('one server per --data file', () => {
 		expect(sleeps).toEqual(Array(count).fill(step));
 	});
 
+	test('where the file system has no hard links (EPERM, ENOTSUP, ENOSYS), the lock is created exclusively; another link error is thrown, no file left', async () => {
+		const data = join(dir, 'jobs.json');
+		for (const code of ['EPERM', 'ENOTSUP', 'ENOSYS', 'EIO']) {
+			jest.spyOn(fs, 'linkSync').mockImplementation(() => {
+				throw Object.assign(new Error(code), { code });
+			});
+			try {
+				if (code === 'EIO') {
+					await expect(lockDataFile(data)).rejects.toThrow(code);
+					expect(readdirSync(dir)).toEqual([]);
+				} else {
+					const lock = await lockDataFile(data, { heartbeatMs: HOUR });
+					expect([readdirSync(dir), JSON.parse(readFileSync(lock.path, 'utf8')).pid]).toEqual([['jobs.json.lock'], process.pid]);
+					lock.check();
+					lock.release();
+				}
+			} finally {
+				jest.restoreAllMocks();
+			}
+		}
+	});
+
 	test('an owner whose lock was taken over says so at its next heartbeat, with no write to refuse', async () => {
 		const data = join(dir, 'jobs.json');
 		const told: string[] = [];
