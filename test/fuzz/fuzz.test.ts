@@ -7,7 +7,7 @@
  * FUZZ_KNOWN_FAILURES lists the seeds that today's code fails, each naming the finding of issue 20 it shows. They run
  * too, and must still fail: once the fixes are merged, the lead empties the list and every seed must pass.
  */
-import { CLASSES, scenarioFor, TARGETS, VARIANTS } from '../../testkit/fuzz/scenario';
+import { CLASSES, scenarioFor, TARGETS, triggerShape, VARIANTS } from '../../testkit/fuzz/scenario';
 import { reproduction, runSeeds, summary } from '../../testkit/fuzz/runner';
 import type { SeedResult } from '../../testkit/fuzz/runner';
 import { FUZZ_KNOWN_FAILURES } from './knownFailures';
@@ -41,6 +41,11 @@ test('the fixed seeds cover every misbehaviour class, every target and every cre
 	expect(new Set(scenarios.flatMap((scenario) => scenario.classes))).toEqual(new Set(CLASSES));
 	expect(new Set(scenarios.map((scenario) => scenario.target))).toEqual(new Set(TARGETS));
 	expect(new Set(scenarios.map((scenario) => scenario.variant))).toEqual(new Set(VARIANTS));
+	// Every version of each node: the action node's 1, 2 and 2.1 (simplified), the trigger's four saved shapes.
+	const action = scenarios.filter((scenario) => scenario.target !== 'trigger');
+	expect(new Set(action.map((scenario) => scenario.typeVersion))).toEqual(new Set([1, 2, 2.1]));
+	const triggers = scenarios.filter((scenario) => scenario.target === 'trigger').map((scenario) => JSON.stringify(triggerShape(scenario.seed)));
+	expect(new Set(triggers).size).toBe(4);
 });
 
 describe.each(seeds.map((seed) => [seed]))('fuzz seed %i', (seed) => {

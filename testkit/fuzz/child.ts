@@ -26,17 +26,20 @@ import { testCredential } from './credentialTest';
 import type { ChildMessage, ChildReport, OutputFigures, ParentMessage, PollReport } from './protocol';
 import { DEFAULT_CALL_MS, limitsFor, OUTPUT_SCAN_LIMIT_BYTES } from './protocol';
 import type { Scenario } from './scenario';
+import { triggerShape } from './scenario';
 
 export function parametersFor(scenario: Scenario): INodeParameters {
 	const relay = scenario.variant === 'relay';
 	const authentication = relay ? 'jobExecutionRelayApi' : 'jobExecutionApi';
 	const flow = relay ? { flowId: '3f2b8c1e-6d4a-4b7e-9a51-0c8d2e7f4a10' } : { flowFileName: '/Shared/Flows/sales.flow' };
 	const jobId = { __rl: true, mode: 'id', value: FUZZ_JOB_ID };
-	// Version 2: the log also goes out as a file, and a quarter of the seeds take the simplified summary.
-	const v2 = scenario.typeVersion === 2;
+	// Version 2: the log also goes out as a file, and a quarter of the seeds (those on 2.1) take the simplified summary.
+	const v2 = scenario.typeVersion >= 2;
 	const options = v2 ? { parseLog: scenario.parseLog, logAsFile: true } : { parseLog: scenario.parseLog };
 	const shape = v2 ? { simplify: scenario.seed % 4 === 1 } : {};
-	const waitSettings: INodeParameters = { ...(scenario.wait ?? { pollInterval: 1, timeout: 3 }) };
+	const { pollInterval, timeout } = scenario.wait ?? { pollInterval: 1, timeout: 3 };
+	// 2.1 holds the same Timeout as an amount and a unit.
+	const waitSettings: INodeParameters = scenario.typeVersion === 2.1 ? { pollInterval, timeoutAfter: { values: { amount: timeout, unit: 'seconds' } } } : { pollInterval, timeout };
 	const byTarget: Record<Scenario['target'], INodeParameters> = {
 		submit: { resource: 'job', operation: 'submit', ...flow, runProfileName: 'default' },
 		submitAndWait: { resource: 'job', operation: 'submit', ...flow, runProfileName: 'default', waitForCompletion: true, waitSettings, options },
@@ -172,15 +175,6 @@ function worse(a: OutputFigures & { secret: boolean }, b: OutputFigures & { secr
 		scanned: a.scanned && b.scanned,
 		secret: a.secret || b.secret,
 	};
-}
-
-/**
- * The trigger as saved: version 1, version 2 simplified, or version 2 raw, by the seed modulo 3 (not drawn, so every
- * other choice a seed makes stays what it was).
- */
-export function triggerShape(seed: number): { typeVersion: number; parameters: INodeParameters } {
-	const shapes = [{ typeVersion: 1, parameters: {} }, { typeVersion: 2, parameters: { simplify: true } }, { typeVersion: 2, parameters: { simplify: false } }];
-	return shapes[seed % shapes.length];
 }
 
 /** The trigger over the scenario's polls; each poll's emitted items are one output, measured on its own. */

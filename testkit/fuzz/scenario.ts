@@ -4,6 +4,8 @@
  * per poll. Seed n's main misbehaviour is class n modulo their count, so seeds 0..count-1 cover every class; the
  * rest (target, credential, extra misbehaviours, sizes) is drawn from the seed.
  */
+import type { INodeParameters } from 'n8n-workflow';
+
 import type { EchoForm } from '../hostileServer';
 import { ECHO_FORMS } from '../hostileServer';
 import type { BombShape, Encoding } from './bodies';
@@ -140,10 +142,12 @@ export interface Scenario {
 	 */
 	busyLoop?: boolean;
 	/**
-	 * The action node's version: odd seeds run version 2 (its output shapes, Sort, the log as a file). Taken from the
-	 * seed, not the random stream, so every other choice of a seed stays what it was.
+	 * The action node's version: odd seeds run version 2 (its output shapes, Sort, the log as a file), those of them
+	 * that are 1 modulo 4 version 2.1 (simplified: the failure reason read from the log, times in a zone, Parse Log's
+	 * times converted, distinct log file names). Taken from the seed, not the random stream, so every other choice of a
+	 * seed stays what it was.
 	 */
-	typeVersion: 1 | 2;
+	typeVersion: 1 | 2 | 2.1;
 }
 
 /** Which routes a target uses. */
@@ -323,7 +327,7 @@ export function scenarioFor(seed: number): Scenario {
 		parseLog: classes.includes('logParserCpu') || random.chance(0.3),
 		statusOnly: target === 'get' && !classes.includes('logParserCpu') && !classes.includes('echoLog') && random.chance(0.2),
 		runningReads: random.int(0, 1),
-		typeVersion: seed % 2 === 1 ? 2 : 1,
+		typeVersion: seed % 4 === 1 ? 2.1 : seed % 2 === 1 ? 2 : 1,
 	};
 	if (target === 'wait' || target === 'submitAndWait') {
 		// Long intervals (past the backoff cap) only in long runs: they take more than a minute.
@@ -352,7 +356,7 @@ export function describeScenario(scenario: Scenario): string {
 	});
 	const world = scenario.world.map((fault) => `jobs: ${JSON.stringify(fault)}`);
 	const options = [
-		scenario.typeVersion === 2 && scenario.target !== 'trigger' ? 'version 2' : '',
+		scenario.typeVersion >= 2 && scenario.target !== 'trigger' ? `version ${scenario.typeVersion}` : '',
 		scenario.parseLog ? 'Parse Log' : '',
 		scenario.statusOnly ? 'Status Only' : '',
 		scenario.wait ? `Poll Interval ${scenario.wait.pollInterval} s, Timeout ${scenario.wait.timeout} s` : '',
@@ -361,4 +365,15 @@ export function describeScenario(scenario: Scenario): string {
 		scenario.busyLoop ? "n8n's event loop 90 % busy with other work" : '',
 	].filter(Boolean);
 	return [`target ${scenario.target}, credential ${scenario.variant}${options.length ? `, ${options.join(', ')}` : ''}`, ...faults, ...world].join('\n  ');
+}
+
+/**
+ * The trigger as saved: version 1, version 2 simplified or version 2 raw by the seed modulo 3, and version 2.1
+ * simplified (the failure reason from the log, times in the workflow's zone) for seeds that are 3 modulo 4. Not drawn,
+ * so every other choice a seed makes stays what it was.
+ */
+export function triggerShape(seed: number): { typeVersion: number; parameters: INodeParameters } {
+	if (seed % 4 === 3) return { typeVersion: 2.1, parameters: { simplify: true } };
+	const shapes = [{ typeVersion: 1, parameters: {} }, { typeVersion: 2, parameters: { simplify: true } }, { typeVersion: 2, parameters: { simplify: false } }];
+	return shapes[seed % shapes.length];
 }
