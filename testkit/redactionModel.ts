@@ -12,10 +12,17 @@ import { redactionWork, runAll, secretForms, STEP_CHARS } from '../nodes/shared/
 import { secretSearch } from './secrets';
 
 /** The alphabet keys are drawn from: letters, digits and `& < > " ' + / % - _ . ~ ?` (a key is at least 8 long). */
-export const KEY_ALPHABET = `ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789&<>"'+/%-_.~?`;
+export const KEY_ALPHABET = `0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz&<>"'+/%-_.~?`;
+
+/** Text of the alphabet that reads as an escape: a key may hold it (the model searches it as the readings make it). */
+const ESCAPE_LIKE = ['%41', '%2B', '%25', '&lt;', '&amp;', '&#65;', '%u0041'];
 
 export function keyArbitrary(maxLength = 40): fc.Arbitrary<string> {
-	return fc.string({ unit: fc.constantFrom(...KEY_ALPHABET), minLength: 8, maxLength });
+	const unit = fc.oneof({ weight: 12, arbitrary: fc.constantFrom(...KEY_ALPHABET) }, { weight: 1, arbitrary: fc.constantFrom(...ESCAPE_LIKE) });
+	return fc
+		.array(unit, { minLength: 8, maxLength })
+		.map((units) => units.join(''))
+		.filter((key) => key.length >= 8 && key.length <= maxLength + 6);
 }
 
 /** The escape kinds the model decodes, each as an encoder of one character. */
@@ -25,8 +32,17 @@ export type EscapeKind = (typeof ESCAPE_KINDS)[number];
 const hex = (code: number, digits: number) => code.toString(16).padStart(digits, '0');
 const HTML_NAMES: Record<string, string> = { '&': 'amp', '<': 'lt', '>': 'gt', '"': 'quot', "'": 'apos' };
 const JSON_SHORT: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', '\n': 'n', '\r': 'r', '\t': 't' };
-/** Characters that start an escape: an encoder writes them escaped, as a real one does (or its text would not read back). */
-const STARTERS = /[%\\&]/;
+/** Characters each kind's encoder always escapes (its own escape character, as a real one does); others it may leave. */
+const ALWAYS_ESCAPED: Record<EscapeKind, RegExp> = {
+	percent: /%/,
+	percentUnicode: /%/,
+	jsonUnicode: /[\\"]/,
+	cHex: /\\/,
+	jsonShort: /[\\"]/,
+	htmlNamed: /[&<>"]/,
+	htmlDecimal: /[&<>"]/,
+	htmlHex: /[&<>"]/,
+};
 
 /** One character written as an escape of this kind (a kind with no escape for it writes another kind's), `upper`: hex digits in upper case. */
 export function escapeChar(c: string, kind: EscapeKind, upper: boolean, zeros: number): string {
@@ -53,7 +69,7 @@ export function escapeChar(c: string, kind: EscapeKind, upper: boolean, zeros: n
 	}
 }
 
-/** One layer of escapes: each character chosen (and every one that starts an escape) written as `kind`. */
+/** One layer of escapes: each character chosen (and every one the kind's encoder must escape) written as `kind`. */
 export interface EscapeLayer {
 	kind: EscapeKind;
 	/** Per character, whether it is escaped (cycled). */
@@ -64,7 +80,7 @@ export interface EscapeLayer {
 
 export function escapeLayer(text: string, layer: EscapeLayer): string {
 	return [...text]
-		.map((c, at) => (STARTERS.test(c) || layer.chosen[at % layer.chosen.length] ? escapeChar(c, layer.kind, layer.upper, layer.zeros) : c))
+		.map((c, at) => (ALWAYS_ESCAPED[layer.kind].test(c) || layer.chosen[at % layer.chosen.length] ? escapeChar(c, layer.kind, layer.upper, layer.zeros) : c))
 		.join('');
 }
 
@@ -161,16 +177,22 @@ export function formOf(key: string, form: Form): string {
 
 export function formArbitrary(): fc.Arbitrary<Form> {
 	return fc.oneof(
-		fc.constant<Form>({ kind: 'key' }),
-		fc.constantFrom('Authorization: Bearer', 'X-Api-Secret', 'apiKey', 'user-api-key').map((name): Form => ({ kind: 'headerLine', name })),
-		fc.constant<Form>({ kind: 'urlEncoded' }),
-		fc.constant<Form>({ kind: 'formEncoded' }),
-		fc
-			.record({ of: fc.constantFrom('key' as const, 'urlEncoded' as const, 'formEncoded' as const), offset: fc.integer({ min: 0, max: 2 }), urlSafe: fc.boolean() })
-			.map((base): Form => ({ kind: 'base64', ...base })),
-		fc
-			.record({ style: fc.constantFrom('plain' as const, 'xxd' as const, 'hexdumpC' as const, ' ' as const, ':' as const, '-' as const, '.' as const), upper: fc.boolean(), indent: fc.constantFrom(0, 0, 2, 4, 9) })
-			.map((dumped): Form => ({ kind: 'hex', ...dumped })),
+		{ weight: 2, arbitrary: fc.constant<Form>({ kind: 'key' }) },
+		{ weight: 2, arbitrary: fc.constantFrom('Authorization: Bearer', 'X-Api-Secret', 'apiKey', 'user-api-key').map((name): Form => ({ kind: 'headerLine', name })) },
+		{ weight: 1, arbitrary: fc.constant<Form>({ kind: 'urlEncoded' }) },
+		{ weight: 1, arbitrary: fc.constant<Form>({ kind: 'formEncoded' }) },
+		{
+			weight: 3,
+			arbitrary: fc
+				.record({ of: fc.constantFrom('key' as const, 'urlEncoded' as const, 'formEncoded' as const), offset: fc.integer({ min: 0, max: 2 }), urlSafe: fc.boolean() })
+				.map((base): Form => ({ kind: 'base64', ...base })),
+		},
+		{
+			weight: 3,
+			arbitrary: fc
+				.record({ style: fc.constantFrom('plain' as const, 'xxd' as const, 'hexdumpC' as const, ' ' as const, ':' as const, '-' as const, '.' as const), upper: fc.boolean(), indent: fc.constantFrom(0, 0, 2, 4, 9) })
+				.map((dumped): Form => ({ kind: 'hex', ...dumped })),
+		},
 	);
 }
 
@@ -197,7 +219,8 @@ export function unreadingsArbitrary(): fc.Arbitrary<Unreading[]> {
  * then anything); next to base64 or hex: anything (letters and digits too).
  */
 export function neighbourArbitrary(token: boolean, side: 'before' | 'after'): fc.Arbitrary<string> {
-	const apart = fc.constantFrom(' ', '"', ';', '(', ')', ',', '\t', '=', '[', ']', '%20', '\\n', '&amp;', '&lt;');
+	// An escape's own character, escaped (`%25`, `%5C`, `&amp;`): read once it starts an escape with the key's first characters.
+	const apart = fc.constantFrom(' ', '"', ';', '(', ')', ',', '\t', '=', '[', ']', '%20', '\\n', '&amp;', '&lt;', ...(side === 'before' ? ['%25', '%5C'] : []));
 	const broken = fc.tuple(fc.constantFrom('\n', '\r\n'), fc.constantFrom('X-Next: 1', 'a', '7', 'accept: */*', ''));
 	const touching = fc.constantFrom('a', 'Z', '7', 'x9', 'ab');
 	const nextLine = broken.map(([lineBreak, text]) => (side === 'before' ? `${text}${lineBreak}` : `${lineBreak}${text}`));
@@ -216,8 +239,25 @@ export interface ModelCase {
 	place: { kind: 'short' } | { kind: 'step' | 'cut'; shift: number };
 }
 
+/** Layers of escapes a form holds of its own: URL- or form-encoded, and a key holding an escape's text, one each. */
+export function ownLayers(key: string, form: Form): number {
+	const encoded = form.kind === 'urlEncoded' || form.kind === 'formEncoded' ? 1 : 0;
+	return encoded + (isToken(form) && ESCAPE_LIKE.some((text) => key.includes(text)) ? 1 : 0);
+}
+
+/** Two layers of escapes in all (the model's depth): a form's own layers count, and escape layers past them are dropped. */
+function withinDepth(key: string, form: Form, unreadings: Unreading[]): Unreading[] {
+	let left = 2 - ownLayers(key, form);
+	return unreadings.map((unreading) => {
+		if (unreading.escape === undefined) return unreading;
+		if (left-- > 0) return unreading;
+		return { wrap: unreading.wrap };
+	});
+}
+
 export function modelCaseArbitrary(maxKeyLength = 40): fc.Arbitrary<ModelCase> {
-	return fc.record({ key: keyArbitrary(maxKeyLength), other: keyArbitrary(maxKeyLength), form: formArbitrary(), unreadings: unreadingsArbitrary() }).chain((drawn) =>
+	const drawn = fc.record({ key: keyArbitrary(maxKeyLength), other: keyArbitrary(maxKeyLength), form: formArbitrary(), unreadings: unreadingsArbitrary() });
+	return drawn.map((item) => ({ ...item, unreadings: withinDepth(item.key, item.form, item.unreadings) })).chain((drawn) =>
 		fc.record({
 			key: fc.constant(drawn.key),
 			other: fc.constant(drawn.other),
