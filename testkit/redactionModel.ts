@@ -220,7 +220,8 @@ export function unreadingsArbitrary(): fc.Arbitrary<Unreading[]> {
  */
 export function neighbourArbitrary(token: boolean, side: 'before' | 'after'): fc.Arbitrary<string> {
 	// An escape's own character, escaped (`%25`, `%5C`, `&amp;`): read once it starts an escape with the key's first characters.
-	const apart = fc.constantFrom(' ', '"', ';', '(', ')', ',', '\t', '=', '[', ']', '%20', '\\n', '&amp;', '&lt;', ...(side === 'before' ? ['%25', '%5C'] : []));
+	// Nothing at all too: the text is then exactly the key, or exactly its form.
+	const apart = fc.constantFrom('', ' ', '"', ';', '(', ')', ',', '\t', '=', '[', ']', '%20', '\\n', '&amp;', '&lt;', ...(side === 'before' ? ['%25', '%5C'] : []));
 	const broken = fc.tuple(fc.constantFrom('\n', '\r\n'), fc.constantFrom('X-Next: 1', 'a', '7', 'accept: */*', ''));
 	const touching = fc.constantFrom('a', 'Z', '7', 'x9', 'ab');
 	const nextLine = broken.map(([lineBreak, text]) => (side === 'before' ? `${text}${lineBreak}` : `${lineBreak}${text}`));
@@ -308,7 +309,8 @@ function placed(item: ModelCase): { text: string; keep: number; from: number } {
 	if (item.place.kind === 'short') return { text: echo, keep: echo.length, from: 0 };
 	// Across a step's edge, or across the cut (what is kept of a string ends there: MAX_STRING_CHARS in an answer).
 	const from = STEP_CHARS - Math.floor(item.place.shift * echo.length);
-	const text = `${FILLER.repeat(Math.ceil(from / FILLER.length)).slice(0, from)}${echo}${FILLER.repeat(4)}`;
+	// A space on each side: the filler's letters may not touch a key drawn with no neighbour.
+	const text = `${FILLER.repeat(Math.ceil(from / FILLER.length)).slice(0, from - 1)} ${echo} ${FILLER.repeat(4)}`;
 	return { text, keep: item.place.kind === 'cut' ? STEP_CHARS : text.length, from };
 }
 
