@@ -31,6 +31,8 @@ export type AnswerSignal =
  */
 export interface PaceTicket {
 	seq: number;
+	/** The limit when it was sent (a probe past the last cut's level is told by it). */
+	atLimit?: number;
 }
 
 /** No slot: a Retry-After pause lasts longer than the call can wait (`refusedFor` ms), so it fails now, saying when. */
@@ -118,6 +120,10 @@ export class AdaptiveLimit {
 	private sentCount = 0;
 	private lastCut = 0;
 	private cut = false;
+	/** The level the last cut went to: growth past it is a probe, taken back by one busy answer. */
+	private cutLevel = 0;
+	/** No growth from answers to requests sent before this one (a probe was taken back: a window of answers first). */
+	private growFrom = 0;
 	/** The most the limit may grow to after a Retry-After: what the service accepted then. */
 	private ceiling: number;
 	/** Answers to requests sent since the last cut, oldest first (true: busy), at most windowSize() of them. */
@@ -157,7 +163,7 @@ export class AdaptiveLimit {
 	}
 
 	sent(): PaceTicket {
-		return { seq: this.sentCount++ };
+		return { seq: this.sentCount++, atLimit: Math.floor(this.limit) };
 	}
 
 	answered(ticket: PaceTicket, signal: AnswerSignal, retryAfterMs?: number, statusCode = 429): void {
@@ -173,9 +179,23 @@ export class AdaptiveLimit {
 		this.window.push({ seq: ticket.seq, busy: signal === 'busy' });
 		if (signal === 'busy') this.busyInWindow++;
 		if (this.window.length > this.windowSize() && this.window.shift()?.busy) this.busyInWindow--;
-		if (this.cutOnRate() || signal === 'busy') return;
+		if (this.cutOnRate()) return;
+		if (signal === 'busy') return this.probeRefused(ticket);
+		if (ticket.seq < this.growFrom) return;
 		// Slow start: +1 per answer doubles the limit per round trip; after a cut, +1 per round trip.
 		this.limit = Math.min(this.max, this.ceiling, this.limit + (this.cut ? 1 / this.limit : 1));
+	}
+
+	/**
+	 * After a cut, growth past its level probes the service: a busy answer to a request sent above that level takes
+	 * the limit back to one below the level it was sent at (never below the cut's level, so a lone one cuts nothing
+	 * the service took) and holds growth for a window of answers, so the limit stays at what the service takes.
+	 */
+	private probeRefused(ticket: PaceTicket): void {
+		const at = ticket.atLimit ?? Infinity;
+		if (!this.cut || at <= this.cutLevel) return;
+		this.limit = Math.max(this.cutLevel, Math.min(this.limit, at - 1));
+		this.growFrom = this.sentCount + this.windowSize();
 	}
 
 	private windowSize(): number {
@@ -193,6 +213,7 @@ export class AdaptiveLimit {
 
 	private cutTo(limit: number): void {
 		this.limit = Math.max(1, Math.min(this.limit, limit));
+		this.cutLevel = Math.floor(this.limit);
 		this.cut = true;
 		this.lastCut = this.sentCount;
 		this.window = [];
@@ -216,8 +237,9 @@ export class AdaptiveLimit {
 		if (!pause || this.now() < this.pausedUntil) return;
 		this.pause = undefined;
 		if (pause.accepted > 0) this.ceiling = Math.min(this.ceiling, pause.accepted);
-		this.cutTo(this.limit);
+		this.cutTo(Math.max(1, Math.min(this.ceiling, pause.accepted)));
 		this.limit = Math.max(1, Math.min(this.ceiling, pause.accepted));
+		this.cutLevel = Math.floor(this.limit);
 	}
 }
 

@@ -135,6 +135,38 @@ describe('AdaptiveLimit', () => {
 		expect(limit.allowed()).toBeLessThanOrEqual(12);
 	});
 
+	test('after a cut, growth past its level is a probe: one busy answer to a request sent above it takes the limit back one, never below the cut, and holds growth for a window', () => {
+		const limit = new AdaptiveLimit(10, () => 0, 10);
+		// At a bound of 10 the window is ten answers: 3 busy of 10 (past a fifth) cut to the 7 answered ok.
+		answerBurst(limit, 10, 3);
+		expect(limit.allowed()).toBe(7);
+		// Grow past 7 by ok rounds (+1 per round trip): to 8.
+		for (let i = 0; i < 2; i++) answerBurst(limit, limit.allowed(), 0);
+		expect(limit.allowed()).toBe(8);
+		// A lone busy answer to a request sent at 8 (above the cut's 7): back to 7, not below.
+		const probe = limit.sent();
+		limit.answered(probe, 'busy');
+		expect(limit.allowed()).toBe(7);
+		// Growth holds for a window of requests sent after it (MIN_WINDOW): answers to them do not grow it...
+		answerBurst(limit, MIN_WINDOW - 1, 0);
+		expect(limit.allowed()).toBe(7);
+		// ...and grows again after.
+		for (let i = 0; i < 3; i++) answerBurst(limit, limit.allowed(), 0);
+		expect(limit.allowed()).toBeGreaterThan(7);
+		// A busy answer to a request sent at the cut's level or below is no probe: a lone one cuts nothing.
+		const level = new AdaptiveLimit(10, () => 0, 10);
+		answerBurst(level, 10, 3);
+		level.answered(level.sent(), 'busy');
+		expect(level.allowed()).toBe(7);
+	});
+
+	test('before any cut there is no probe: a lone busy answer at the bound cuts nothing', () => {
+		const limit = new AdaptiveLimit(50, () => 0, 50);
+		answerBurst(limit, 50, 0);
+		limit.answered(limit.sent(), 'busy');
+		expect(limit.allowed()).toBe(50);
+	});
+
 	test('never below one, however many refusals', () => {
 		const { limit, roundTrip } = harness(DEFAULT_MAX_IN_FLIGHT);
 		for (let i = 0; i < 20; i++) roundTrip(20, 'busy');
@@ -357,7 +389,7 @@ describe('InFlightLimit (the slots)', () => {
 		await settle();
 		expect(granted).toHaveLength(INITIAL_IN_FLIGHT + 2);
 		expect(slots.running()).toBe(3);
-		expect(await late).toStrictEqual({ seq: INITIAL_IN_FLIGHT + 2 });
+		expect(await late).toHaveProperty('seq', INITIAL_IN_FLIGHT + 2);
 	});
 
 	test(`a pause longer than a waiting call can use (keeping MIN_LEFT_AFTER_PAUSE_MS, ${MIN_LEFT_AFTER_PAUSE_MS} ms, after it) refuses it at once, saying how long and why; one with a millisecond more waits it out`, async () => {
