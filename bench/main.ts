@@ -4,7 +4,8 @@
  * figures 1 and 5 only and leaves BENCHMARKS.md alone; `npm run bench -- A B C` rewrites only the comparison block,
  * and `npm run bench -- A` only its A rows (the others are kept, the block says from which run).
  * `--when-quiet` (or `--when-quiet=0.5`) first waits until the 1-minute load average is below 1 (or the value given),
- * so a run can be left to start on its own once the machine is idle.
+ * so a run can be left to start on its own once the machine is idle. `BENCH_SMOKE=1` (bench/lib/smoke.ts) runs the
+ * figures with one round and small batches to try their code, prints the table and writes nothing.
  */
 import { join } from 'path';
 
@@ -12,8 +13,11 @@ import type { Figure } from './lib/figure';
 
 // n8n's logger would print every node error the figures provoke.
 process.env.N8N_LOG_LEVEL ??= 'silent';
+const SMOKE = process.env.BENCH_SMOKE === '1';
 // A bench run is made on purpose to write figures: the blocks it measures in the docs pages too (testkit/measuredBlock.ts).
-process.env.UPDATE_DOCS ??= '1';
+// A smoke run measures nothing worth keeping: it writes no figures anywhere.
+if (SMOKE) process.env.UPDATE_DOCS = '0';
+else process.env.UPDATE_DOCS ??= '1';
 
 const FIGURES: Record<string, () => Promise<Figure[]>> = {
 	'1': async () => (await import('./figures/perItemOverhead')).measurePerItemOverhead(),
@@ -30,10 +34,11 @@ const FIGURES: Record<string, () => Promise<Figure[]>> = {
 	A: async () => (await import('./figures/vsHttpRequest')).measureVsHttpRequest(),
 	B: async () => (await import('./figures/vsWaitLoop')).measureVsWaitLoop(),
 	C: async () => (await import('./figures/vsPollingWorkflow')).measureVsPollingWorkflow(),
+	D: async () => (await import('./figures/pushback')).measurePushback(),
 };
 
 /** Figures comparing the package with what users would build from n8n's own nodes: their own block, first. */
-const ALTERNATIVES = ['A', 'B', 'C'];
+const ALTERNATIVES = ['A', 'B', 'C', 'D'];
 /** The reference server's storage at scale: its own block, written whenever figure 9 runs (`npm run bench -- 9`). */
 const STORAGE = ['9'];
 /** Work per answer (redaction, list reading, issue 33's rows): their own block, written when both run (`npm run bench -- 11 12`). */
@@ -80,7 +85,8 @@ async function main(): Promise<void> {
 		blocks.push({ start: STORAGE_START_MARKER, end: STORAGE_END_MARKER, results: markdownResults(storage, header) });
 	}
 	if (WORK.every((id) => selected.length === 0 || selected.includes(id))) blocks.push({ start: WORK_START_MARKER, end: WORK_END_MARKER, results: markdownResults(work, header) });
-	if (allOwn || blocks.length > 0) {
+	if (SMOKE) process.stdout.write('\nBENCH_SMOKE=1: nothing written (a smoke run measures nothing worth keeping)\n');
+	else if (allOwn || blocks.length > 0) {
 		writeBenchmarksFile(file, allOwn ? markdownResults(figures, header) : undefined, blocks);
 		process.stdout.write(`\nwritten to ${file}\n`);
 	}
