@@ -10,6 +10,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 
 import axios from 'axios';
+import fc from 'fast-check';
 
 import { journalFs, loadDataFile, ManualClock, startReferenceServer } from '../../server';
 import type { ReferenceServer } from '../../server';
@@ -17,18 +18,20 @@ import { DataFileLockLostError, systemFacts } from '../../server/dataFileLock';
 import type { LockOptions } from '../../server/dataFileLock';
 
 const HOUR = 3_600_000;
-type FsName = 'open' | 'write' | 'fsync' | 'rename';
+type FsName = 'open' | 'write' | 'fsync' | 'rename' | 'truncate' | 'close';
 
-// The owner's next `name` call matching `which` is held until `resume()`: the owner paused right there.
-function pauseAt(name: FsName, which: (...args: unknown[]) => boolean = () => true) {
+// The owner's next `name` call matching `which` (its `nth` such call) is held until `resume()`: the owner paused
+// right there.
+function pauseAt(name: FsName, which: (...args: unknown[]) => boolean = () => true, nth = 1) {
 	const fs = journalFs as unknown as Record<FsName, (...args: unknown[]) => Promise<unknown>>;
 	const real = fs[name];
 	let resume!: () => void;
 	const resumed = new Promise<void>((r) => (resume = r));
 	let reached!: () => void;
 	const paused = new Promise<void>((r) => (reached = r));
+	let seen = 0;
 	const spy = jest.spyOn(fs, name).mockImplementation((...args: unknown[]) => {
-		if (!which(...args)) return real(...args);
+		if (!which(...args) || ++seen < nth) return real(...args);
 		spy.mockRestore();
 		reached();
 		return resumed.then(() => real(...args));
@@ -145,5 +148,45 @@ describe('an owner paused mid-write while its lock is taken over', () => {
 		expect(await starting).toBe(lostMessage(process.pid));
 		acknowledged.push(await submit(successor));
 		expect(loadDataFile(data).map((job) => job.id)).toEqual(acknowledged);
+	});
+	// The model: wherever the owner is paused (any journal fs call, its nth, at its start or in a submission), the
+	// takeover loses no acknowledged job, the woken owner acknowledges nothing more, and its release leaves the
+	// successor's lock.
+	test('generated: an owner paused at any journal fs call, while its lock is taken over, loses no acknowledged job', async () => {
+		const steps: FsName[] = ['open', 'write', 'fsync', 'rename', 'truncate', 'close'];
+		await fc.assert(
+			fc.asyncProperty(fc.boolean(), fc.integer({ min: 0, max: 2 }), fc.constantFrom(...steps), fc.integer({ min: 1, max: 4 }), async (existing, before, step, nth) => {
+				rmSync(data, { force: true });
+				const acknowledged: string[] = [];
+				if (existing) {
+					const first = await startOwner();
+					acknowledged.push(await submit(first));
+					await first.close();
+				}
+				servers.length = 0;
+				let owner: ReferenceServer | undefined;
+				const pause = pauseAt(step, () => true, nth);
+				const running = (async () => {
+					owner = await startOwner();
+					for (let i = 0; i <= before; i++) acknowledged.push(await submit(owner));
+				})().catch(() => undefined);
+				// Paused there, or done without passing there (then the takeover comes after).
+				if (!(await Promise.race([pause.paused.then(() => true), running.then(() => false)]))) pause.restore();
+				const successor = await startSuccessor();
+				acknowledged.push(await submit(successor));
+				pause.resume();
+				await running;
+				if (owner) await expect(submit(owner)).rejects.toThrow(DataFileLockLostError);
+				const lockText = readFileSync(`${data}.lock`, 'utf8');
+				await owner?.close().catch(() => undefined);
+				expect(readFileSync(`${data}.lock`, 'utf8')).toBe(lockText);
+				acknowledged.push(await submit(successor));
+				await successor.close();
+				servers.length = 0;
+				const kept = new Set(loadDataFile(data).map((job) => job.id));
+				expect(acknowledged.filter((id) => !kept.has(id))).toEqual([]);
+			}),
+			{ seed: 48, numRuns: 30 },
+		);
 	});
 });
