@@ -187,7 +187,7 @@ describe('Job Execution Trigger version 2, against a service listing jobs oldest
 		});
 
 		test('Simplify off: failureReason right after outcome, the JobStatus as sent (its epoch times kept), then the tracker\'s view', async () => {
-			const job = { ...finished[failedAt], failureReason: 'theirs' };
+			const job: Job = { ...finished[failedAt], failureReason: 'theirs' };
 			const poller = trigger21({ simplify: false });
 			await poller.poll();
 			service.history = [job];
