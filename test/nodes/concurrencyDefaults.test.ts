@@ -507,13 +507,40 @@ describe('version 2 hears each answer for what it says (native)', () => {
 describe('version 2 against a service of limited capacity (testkit/limitedService.ts, native)', () => {
 	let fx: Fixture;
 	let service: LimitedService | undefined;
+	const saved = { ...transportTiming };
 	beforeEach(async () => {
 		fx = await startFixture('native', { concurrency: 1000 });
+		// A refused read or 429'd submission is sent again: with more retries (as in the storm above), so which request
+		// a busy machine lets the service refuse four times in a row cannot fail its item whatever the limit does.
+		transportTiming.retryDelaysMs = [50, 100, 200, 300, 400, 500, 500, 500, 500, 500];
 	});
 	afterEach(async () => {
+		Object.assign(transportTiming, saved);
 		await service?.close();
 		service = undefined;
 		await fx.server.close();
+	});
+
+	test.each([
+		['503 beyond, no Retry-After', { beyond: 503 as const }],
+		['queueing beyond', { beyond: 'queue' as const }],
+		['20 % of answers a scattered 503', { beyond: 'queue' as const, scatteredBusy: { share: 0.2, seed: 46 } }],
+	])('Get against a service taking 4 at once (%s): every item read, never more than 4 served at once', async (_label, behaviour) => {
+		service = await startLimitedService(fx.server.url, { capacity: 4, serviceMs: LATENCY_MS, ...behaviour });
+		const submitted = await runActionNode({ credentials: fx.credentials, items: [{ n: 0 }], parameters: numberedSubmit(fx) });
+		const jobId = submitted.json[0].jobId as string;
+		const result = await runActionNode({
+			typeVersion: 2,
+			credentials: credentialsFor(service.url),
+			items: Array.from({ length: 60 }, () => ({ jobId })),
+			parameters: { authentication: fx.authentication, resource: 'job', operation: 'get', jobId: '={{ $json.jobId }}' },
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.json.map((json) => json.jobId)).toEqual(Array.from({ length: 60 }, () => jobId));
+		expect(service.peak()).toBeLessThanOrEqual(4);
+		expect(service.served()).toBe(60);
+		if (behaviour.beyond === 503) expect(service.refused()).toBeGreaterThan(0);
+		if (behaviour.scatteredBusy) expect(service.scattered()).toBeGreaterThan(0);
 	});
 
 	test.each([
