@@ -5,11 +5,13 @@
  * them (a wait sleeping until its next read holds nothing), so a batch of waits submits every job at once.
  *
  * AdaptiveLimit is a loss-based limit, as TCP paces its window and as Netflix's concurrency-limits recommends for a
- * client (its AIMD), with three changes for a batch: (1) a cut needs a rate of busy answers, not one (a lone 503 among
+ * client (its AIMD), with four changes for a batch: (1) a cut needs a rate of busy answers, not one (a lone 503 among
  * ok answers is an error, not overload: BUSY_SHARE_TO_CUT of a window of answers); (2) a cut goes to the share the
- * service answered ok, not to half; (3) a Retry-After pauses new requests once per burst, and the node resumes at the
- * number of that burst the service accepted, never growing past it again. It starts at its first burst (firstBurst),
- * grows by one per ok answer (doubling per round trip) up to its bound, and by one per round trip after a cut. How
+ * service answered ok, not to half; (3) growth past a cut's level is a probe, taken back one step by a busy answer
+ * and held for a window, so the limit stays at what the service takes instead of refusing a request each round;
+ * (4) a Retry-After pauses new requests once per burst, and the node resumes at the number of that burst the service
+ * accepted, never growing past it again. It starts at its first burst (firstBurst), grows by one per ok answer
+ * (doubling per round trip) up to its bound, and by one per round trip after a cut. How
  * long an answer took is not read as load: on a busy n8n host most of a round trip is n8n's own queueing, and nothing
  * in an answer tells the two apart, while a service that queues past what it can take says so (429, 503) or stalls
  * into a timeout. Pure: the clock is passed in.
