@@ -268,7 +268,8 @@ export function modelCaseArbitrary(maxKeyLength = 40): fc.Arbitrary<ModelCase> {
 			after: neighbourArbitrary(isToken(drawn.form), 'after'),
 			place: fc.oneof(
 				{ weight: 4, arbitrary: fc.constant({ kind: 'short' as const }) },
-				fc.record({ kind: fc.constantFrom('step' as const, 'cut' as const), shift: fc.double({ min: 0, max: 1, noNaN: true }) }),
+				// Characters of the form before the edge: any of them (an escape or a line break may straddle it).
+				fc.record({ kind: fc.constantFrom('step' as const, 'cut' as const), shift: fc.nat({ max: 4095 }) }),
 			),
 		}),
 	);
@@ -308,7 +309,7 @@ function placed(item: ModelCase): { text: string; keep: number; from: number } {
 	const echo = echoOf(item);
 	if (item.place.kind === 'short') return { text: echo, keep: echo.length, from: 0 };
 	// Across a step's edge, or across the cut (what is kept of a string ends there: MAX_STRING_CHARS in an answer).
-	const from = STEP_CHARS - Math.floor(item.place.shift * echo.length);
+	const from = STEP_CHARS - (item.place.shift % (echo.length + 1));
 	// A space on each side: the filler's letters may not touch a key drawn with no neighbour.
 	const text = `${FILLER.repeat(Math.ceil(from / FILLER.length)).slice(0, from - 1)} ${echo} ${FILLER.repeat(4)}`;
 	return { text, keep: item.place.kind === 'cut' ? STEP_CHARS : text.length, from };

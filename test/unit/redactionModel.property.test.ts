@@ -13,7 +13,7 @@ import fc from 'fast-check';
 
 import { redact, secretForms } from '../../nodes/shared/redaction';
 import { markers, writeMeasuredBlock } from '../../testkit/measuredBlock';
-import { formOf, keyArbitrary, MODEL_SEED, modelCaseArbitrary, modelFailure, ordinaryArbitrary, unread } from '../../testkit/redactionModel';
+import { escapeArbitrary, escapeLayer, formOf, keyArbitrary, MODEL_SEED, modelCaseArbitrary, modelFailure, ordinaryArbitrary, unread } from '../../testkit/redactionModel';
 import type { ModelCase } from '../../testkit/redactionModel';
 import { secretSearch } from '../../testkit/secrets';
 
@@ -98,6 +98,17 @@ describe('the redaction model, generated', () => {
 				const key = `${first}${middle}${last}`;
 				const text = `id ${before}${key}${after} done`;
 				if (redact(text, secretForms([key])) !== text) throw new Error(`changed: ${JSON.stringify(text)}`);
+			}),
+			{ seed: MODEL_SEED, numRuns: MODEL_RUNS },
+		);
+	});
+
+	test(`${MODEL_RUNS} cases (seed ${MODEL_SEED}): a key written with one escape layer of each kind, alone or exactly, is hidden`, () => {
+		fc.assert(
+			fc.property(keyArbitrary(), escapeArbitrary(), fc.boolean(), (key, layer, escaped) => {
+				const text = escaped ? escapeLayer(key, layer) : key;
+				const output = redact(text, secretForms([key]));
+				if (secretSearch({ c: { token: key } })(output) !== undefined) throw new Error(`shown: ${JSON.stringify(output)}`);
 			}),
 			{ seed: MODEL_SEED, numRuns: MODEL_RUNS },
 		);

@@ -35,8 +35,13 @@ interface Compiled {
 
 /** Which readings a text needs: none where they would read it unchanged. */
 interface Plan {
-	/** The text holds a line break or a character that may start an escape: the two unwrap-and-decode readings. */
+	/** The text holds a line break or a character that may start an escape: the unwrap-and-decode reading. */
 	escapes: boolean;
+	/**
+	 * The text holds a character that may start an escape: the decode, and the second reading. Without one, reading
+	 * once only unwraps, and reading again changes nothing (unwrapping twice is unwrapping once).
+	 */
+	twice: boolean;
 	/** The text holds joined hex (HEX_JOINT): the hex reading of the text. */
 	dump: boolean;
 	/** Hex forms, and escapes: the hex reading of the text read once and twice. */
@@ -44,9 +49,10 @@ interface Plan {
 }
 
 function planFor(compiled: Compiled, text: string): Plan {
-	const escapes = (compiled.plusIsSpace ? /[%\\&+\r\n]/ : /[%\\&\r\n]/).test(text);
+	const twice = (compiled.plusIsSpace ? /[%\\&+]/ : /[%\\&]/).test(text);
+	const escapes = twice || /[\r\n]/.test(text);
 	const hex = compiled.automaton.kinds.includes(Kind.Hex);
-	return { escapes, dump: hex && HEX_JOINT.test(text), dumpRead: hex && escapes };
+	return { escapes, twice, dump: hex && HEX_JOINT.test(text), dumpRead: hex && escapes };
 }
 
 /** The state of every reading of one text, and the ranges found so far. */
@@ -87,15 +93,14 @@ class Reader {
 		let work = asIs.scan(this.text);
 		if (plan.escapes) {
 			const unwrapped = this.unwrapOnce.read(this.text, final);
-			const read = this.decodeOnce.read(unwrapped, final);
-			const unwrappedTwice = this.unwrapTwice.read(read, final);
-			const readTwice = this.decodeTwice.read(unwrappedTwice, final);
-			work += this.text.length + unwrapped.length + read.length + unwrappedTwice.length + once.scan(read) + twice.scan(readTwice);
-			if (plan.dumpRead) {
-				const dumped = this.dumpRead.read(read, final);
-				work += read.length + dumpRead.scan(dumped);
-				const dumpedTwice = this.dumpReadTwice.read(readTwice, final);
-				work += readTwice.length + dumpReadTwice.scan(dumpedTwice);
+			const read = plan.twice ? this.decodeOnce.read(unwrapped, final) : unwrapped;
+			work += this.text.length + unwrapped.length + once.scan(read);
+			if (plan.dumpRead) work += read.length + dumpRead.scan(this.dumpRead.read(read, final));
+			if (plan.twice) {
+				const unwrappedTwice = this.unwrapTwice.read(read, final);
+				const readTwice = this.decodeTwice.read(unwrappedTwice, final);
+				work += read.length + unwrappedTwice.length + twice.scan(readTwice);
+				if (plan.dumpRead) work += readTwice.length + dumpReadTwice.scan(this.dumpReadTwice.read(readTwice, final));
 			}
 		}
 		if (plan.dump) {
