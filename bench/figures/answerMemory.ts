@@ -3,11 +3,10 @@
  * its defaults, the service 20 ms away. All 1,000 may be in flight at once, and 1,000 answers at the cap would be
  * 4 GiB: the execution reads at most MAX_ANSWER_BYTES_HELD of answers at once (nodes/shared/answerBudget.ts), the
  * rest wait unread. Measured in a child process of its own (bench/lib/answerMemoryChild.ts) whose V8 heap is capped at
- * HEAP_CAP_MIB: a node holding every answer would die of it (the answers are 10 times the cap), and resident memory,
- * before the batch and at its peak, then counts what the node holds, not garbage a free heap leaves for later (without
- * a cap V8 lets the heap grow far past what is live before it collects). The bound on resident memory's growth is the
- * cap plus the answer bytes held at once (a Buffer's bytes live outside the heap). The service is a small server in
- * this process, every answer the same log.
+ * HEAP_CAP_MIB, under a tenth of the answers together: a node holding every answer would die of it. The goal is that
+ * the batch reads every item within that cap; resident memory before the batch and at its peak is printed beside the
+ * bound on answer bytes (it is not that bound: each answer held is also a string and a parsed job on the heap, and a
+ * freed Buffer's pages may stay resident). The service is a small server in this process, every answer the same log.
  */
 import { spawn } from 'child_process';
 import { createServer } from 'http';
@@ -71,13 +70,12 @@ export async function measureAnswerMemory(count: number, boundBytes: number): Pr
 	try {
 		const run = await runChild(service.url, count);
 		const growth = run.peakMiB - run.baseMiB;
-		const bound = HEAP_CAP_MIB + boundBytes / 2 ** 20;
 		return {
 			id: 'D6',
-			name: `${count.toLocaleString('en')} Gets of jobs of ${(MAX_JOB_ANSWER_BYTES / 2 ** 20).toFixed(0)} MiB (1 KiB under the cap), version 2 at its defaults, service ${LATENCY_MS} ms away, in a child process with its heap capped at ${HEAP_CAP_MIB} MiB: resident memory's growth over the batch / (the cap + the answer bytes an execution reads at once, ${mib(boundBytes / 2 ** 20)})`,
-			measured: `${(growth / bound).toFixed(2)}× (${mib(run.baseMiB)} before, ${mib(run.peakMiB)} at the peak: +${mib(growth)}; the answers together ${mib((count * MAX_JOB_ANSWER_BYTES) / 2 ** 20)})`,
-			goal: '≤ 1.0×, every item read',
-			verdict: verdict(growth <= bound && !run.error && run.items === count),
+			name: `${count.toLocaleString('en')} Gets of jobs of ${(MAX_JOB_ANSWER_BYTES / 2 ** 20).toFixed(0)} MiB (1 KiB under the cap), version 2 at its defaults, service ${LATENCY_MS} ms away, in a child process with its V8 heap capped at ${HEAP_CAP_MIB} MiB: items read, and resident memory's growth over the batch`,
+			measured: `${run.items} of ${count}; resident ${mib(run.baseMiB)} before, ${mib(run.peakMiB)} at the peak (+${mib(growth)}); the answers together ${mib((count * MAX_JOB_ANSWER_BYTES) / 2 ** 20)}, the answer bytes an execution reads at once ${mib(boundBytes / 2 ** 20)}`,
+			goal: `every item read within the ${HEAP_CAP_MIB} MiB heap`,
+			verdict: verdict(!run.error && run.items === count),
 			details: [`the batch took ${(run.ms / 1000).toFixed(1)} s; items out ${run.items}${run.error ? `; the execution failed: ${run.error}` : ''}`],
 		};
 	} finally {

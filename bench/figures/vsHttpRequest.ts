@@ -4,7 +4,7 @@
  * same server (its own process), the same secrets in n8n's generic credential a user would pick without this
  * package (Bearer Auth; Custom Auth for the relay's two key headers). Both nodes run as a user leaves them: the
  * HTTP Request node sends all items at once, ours (version 2) side by side under its adaptive limit. On loopback
- * (rows A1, A2) and with the service 5 and 20 ms away (rows A3, A4: the server holds every answer that long).
+ * (rows A1, A2) and with the service 5, 20 and 50 ms away (rows A3, A4: the server holds every answer that long).
  * The split: the bench process's CPU per item (what each node's request path costs) against the wall time
  * (which also holds how many requests are in flight), and the plain n8n node (engine + helper, none of our code)
  * against ours both one item at a time (rows A1b, A2b: our code's share of the CPU, reading bounded as ours must: n8n's
