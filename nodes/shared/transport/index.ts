@@ -176,6 +176,17 @@ function isDecodingError(code: string): boolean {
 	return code.startsWith('Z_') || code.startsWith('ERR__') || code === 'ERR_BROTLI_DECOMPRESSION_FAILED';
 }
 
+/**
+ * The error's code: its own `code`, or where n8n 1.x keeps it. 1.x's NodeApiError drops an Error cause (a class field
+ * `cause` declared after super() resets it) and keeps the code of the request's error as `httpCode` (found with the
+ * status keys, n8n-workflow 1.x errors/node-api.error.js), a name such as DEPTH_ZERO_SELF_SIGNED_CERT, never a status.
+ */
+function errorCode(candidate: unknown): unknown {
+	const { code, httpCode } = candidate as { code?: unknown; httpCode?: unknown };
+	if (code !== undefined) return code;
+	return typeof httpCode === 'string' && /^[A-Z][A-Z_0-9]{2,}$/.test(httpCode) ? httpCode : undefined;
+}
+
 function networkFailure(error: unknown, statusCode?: number): Failure {
 	const candidates: unknown[] = [];
 	let current: unknown = error;
@@ -184,7 +195,7 @@ function networkFailure(error: unknown, statusCode?: number): Failure {
 		current = (current as { cause?: unknown }).cause;
 	}
 	for (const candidate of candidates) {
-		const code = (candidate as { code?: unknown }).code;
+		const code = errorCode(candidate);
 		if (typeof code === 'string' && statusCode !== undefined && isDecodingError(code)) {
 			return { kind: 'unreadable', statusCode, problem: 'could not be decoded (its compression is corrupt)' };
 		}
