@@ -267,7 +267,7 @@ export function modelCaseArbitrary(maxKeyLength = 40): fc.Arbitrary<ModelCase> {
 			before: neighbourArbitrary(isToken(drawn.form), 'before'),
 			after: neighbourArbitrary(isToken(drawn.form), 'after'),
 			place: fc.oneof(
-				{ weight: 4, arbitrary: fc.constant({ kind: 'short' as const }) },
+				{ weight: 2, arbitrary: fc.constant({ kind: 'short' as const }) },
 				// Characters of the form before the edge: any of them (an escape or a line break may straddle it).
 				fc.record({ kind: fc.constantFrom('step' as const, 'cut' as const), shift: fc.nat({ max: 4095 }) }),
 			),
@@ -301,8 +301,11 @@ function credentialOf(item: ModelCase, kind: number): { forms: string[]; check: 
 	return { forms: secretForms([item.key, item.other]), check: { token: item.key, apiKey: item.other }, key: item.key };
 }
 
-/** Ordinary filler of a long answer: letters, digits, spaces and line breaks, no escape, no key. */
-const FILLER = 'lorem ipsum 2026 dolor\n';
+/**
+ * Ordinary filler of a long answer: letters, digits and spaces, no escape, no key. Across a step's edge with line
+ * breaks, across the cut without, so that the text needs no reading but those its form brings.
+ */
+const FILLER = { step: 'lorem ipsum 2026 dolor\n', cut: 'lorem ipsum 2026 dolor ' };
 
 /** The case's text, placed in a long answer when it asks: returns the text and what of it is kept. */
 function placed(item: ModelCase): { text: string; keep: number; from: number } {
@@ -311,7 +314,8 @@ function placed(item: ModelCase): { text: string; keep: number; from: number } {
 	// Across a step's edge, or across the cut (what is kept of a string ends there: MAX_STRING_CHARS in an answer).
 	const from = STEP_CHARS - (item.place.shift % (echo.length + 1));
 	// A space on each side: the filler's letters may not touch a key drawn with no neighbour.
-	const text = `${FILLER.repeat(Math.ceil(from / FILLER.length)).slice(0, from - 1)} ${echo} ${FILLER.repeat(4)}`;
+	const filler = FILLER[item.place.kind];
+	const text = `${filler.repeat(Math.ceil(from / filler.length)).slice(0, from - 1)} ${echo} ${filler.repeat(4)}`;
 	return { text, keep: item.place.kind === 'cut' ? STEP_CHARS : text.length, from };
 }
 

@@ -303,8 +303,8 @@ export class Decode extends Stage {
  */
 const HEX_DROPPED = new RegExp(
 	[
-		// An ASCII column: two spaces or more (all of them), not before a byte or an offset; up to the next offset.
-		' {2,64}(?![0-9A-Fa-f]{2}[ \\r\\n]|[0-9A-Fa-f]{4,16}(?::| {2}[0-9A-Fa-f])| )(?:(?!' + '[0-9A-Fa-f]{8}(?:: | {2}[0-9A-Fa-f]))[^\\r\\n]){0,34}',
+		// An ASCII column: after a byte, two spaces or more (all of them), not before a byte or an offset; up to the next offset.
+		'(?<=[0-9A-Fa-f]) {2,64}(?![0-9A-Fa-f]{2}[ \\r\\n]|[0-9A-Fa-f]{4,16}(?::| {2}[0-9A-Fa-f])| )(?:(?!' + '[0-9A-Fa-f]{8}(?:: | {2}[0-9A-Fa-f]))[^\\r\\n]){0,34}',
 		// A line break with the next line's indentation and offset.
 		'\\r?\\n(?:[ \\t]{0,64}[0-9A-Fa-f]{4,16}(?::| {2}(?=[0-9A-Fa-f])))?',
 		// An offset whose line break a reading dropped (`xxd`'s, `hexdump -C`'s).
@@ -336,19 +336,29 @@ export function stringOf(chars: Chars, from: number, to: number): string {
 export class HexDump extends Stage {
 	private readonly dropped = new RegExp(HEX_DROPPED.source, 'g');
 
+	/** The character before this piece (an ASCII column follows a byte: the rule looks one character back). */
+	private before = ' ';
+
+	reset(): void {
+		super.reset();
+		this.before = ' ';
+	}
+
 	protected readPiece(source: Chars, final: boolean): number {
-		const text = stringOf(source, 0, source.length);
 		const limit = final ? source.length : source.length - HEX_LOOKAHEAD;
 		if (limit <= 0) return 0;
+		// One character of the text before the piece, so the piece reads as the whole text would.
+		const text = this.before + stringOf(source, 0, source.length);
 		const dropped = this.dropped;
-		dropped.lastIndex = 0;
+		dropped.lastIndex = 1;
 		let last = 0;
-		for (let found = dropped.exec(text); found !== null && found.index < limit; found = dropped.exec(text)) {
-			this.keep(source, last, found.index);
-			last = found.index + found[0].length;
+		for (let found = dropped.exec(text); found !== null && found.index - 1 < limit; found = dropped.exec(text)) {
+			this.keep(source, last, found.index - 1);
+			last = found.index - 1 + found[0].length;
 		}
 		const end = Math.max(last, limit);
 		this.keep(source, last, end);
+		this.before = text[end];
 		return end;
 	}
 
