@@ -414,7 +414,8 @@ function removeOwnLock(held: Held): void {
 	} catch {
 		// A newer lock is in place: it stays.
 	} finally {
-		rmSync(aside, { force: true });
+		// It is there: this server just moved it there, and nothing else removes such a name.
+		rmSync(aside);
 	}
 }
 

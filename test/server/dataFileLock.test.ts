@@ -249,7 +249,7 @@ describe('one server per --data file', () => {
 		const old = await lockDataFile(data, { heartbeatMs: HOUR, onLost: (m) => told.push(m) });
 		old.check();
 		const successor = await lockDataFile(data, successorLock());
-		expect([successor.ownerMayRun, old.ownerMayRun]).toEqual([true, false]);
+		expect([successor.ownerMayRun, old.ownerMayRun, old.tookOverStale]).toEqual([true, false, false]);
 		const text = readFileSync(successor.path, 'utf8');
 		const why = `its lock file ${successor.path} was taken over by server pid ${process.pid} on host ${hostname()}`;
 		expect(() => old.check()).toThrow(DataFileLockLostError);
@@ -260,9 +260,18 @@ describe('one server per --data file', () => {
 		expect(renames).not.toHaveBeenCalled();
 		renames.mockRestore();
 		expect(readFileSync(successor.path, 'utf8')).toBe(text);
+		// The successor still holds it, in this process too: a third start with its facts is refused, not taking
+		// over a lock "naming this very process" (the old owner's release forgot only its own).
+		await expect(lockDataFile(data, successorLock())).rejects.toThrow(DataFileLockedError);
 		successor.check();
 		successor.release();
 		expect(readdirSync(dir)).toEqual([]);
+		// A second release does nothing (no descriptor closed twice), whatever lock is there now.
+		const next = await lockDataFile(data, { heartbeatMs: HOUR });
+		old.release();
+		successor.release();
+		next.check();
+		next.release();
 	});
 
 	test('a lock rewritten in place (same inode, another content) is no longer its owner\'s: the check fails, the release leaves it', async () => {
@@ -275,6 +284,11 @@ describe('one server per --data file', () => {
 		expect(() => lock.check()).toThrow(`its lock file ${lock.path} was taken over by server pid 4242 on host`);
 		lock.release();
 		expect(readFileSync(lock.path, 'utf8')).toBe(other);
+		// Rewritten to name this very process: once released, this process no longer holds that inode, so it is stale.
+		writeFileSync(lock.path, JSON.stringify({ ...systemFacts().self, file: lock.dataPath }));
+		const again = await lockDataFile(data);
+		expect(again.staleReason).toBe(`it names this very process (pid ${process.pid}), which does not hold it: an earlier run with the same pid left it`);
+		again.release();
 	});
 
 	test('a takeover between the release\'s check and its move: the successor\'s lock, moved by mistake, is put back', async () => {
