@@ -296,19 +296,23 @@ export class Decode extends Stage {
 }
 
 /**
- * What a hex dump holds besides its bytes, dropped by the hex reading: an ASCII column (up to 34 characters: a 32-byte
- * line's, between `|`), a line break with the next line's indentation and offset (`xxd`'s `00000010:`, hexdump -C's
- * `00000010  `), an offset whose line break a reading dropped, and each separator between bytes (space, colon, dash,
- * dot).
+ * What a hex dump holds besides its bytes, dropped by the hex reading: an ASCII column (the rest of its line, up to 18
+ * characters: a 16-byte line's, between `|`; shorter than any key's joined hex), a line break with the next line's
+ * indentation and offset (`xxd`'s `00000010:`, hexdump -C's `00000010  `), an offset whose line break a reading
+ * dropped, and each separator between bytes (space, colon, dash, dot).
  */
+/** A dump line's offset (`xxd`'s `00000010: `, `hexdump -C`'s `00000010  ` before a byte). */
+const OFFSET = '[0-9A-Fa-f]{8}(?:: | {2}(?=[0-9A-Fa-f]{2} ))';
+
 const HEX_DROPPED = new RegExp(
 	[
-		// An ASCII column: after a byte, two spaces or more (all of them), not before a byte or an offset; up to the next offset.
-		'(?<=[0-9A-Fa-f]) {2,64}(?![0-9A-Fa-f]{2}[ \\r\\n]|[0-9A-Fa-f]{4,16}(?::| {2}[0-9A-Fa-f])| )(?:(?!' + '[0-9A-Fa-f]{8}(?:: | {2}[0-9A-Fa-f]))[^\\r\\n]){0,34}',
+		// An ASCII column: after a byte, two spaces or more (all of them), not before a byte or an offset; the rest of
+		// its line (up to a line break, the text's end or the next line's offset, whose break a reading dropped).
+		`(?<=[0-9A-Fa-f]) {2,64}(?![0-9A-Fa-f]{2}[ \\r\\n]|[0-9A-Fa-f]{4,16}(?::| {2}[0-9A-Fa-f])| )(?:(?!${OFFSET})[^\\r\\n]){0,18}(?=[\\r\\n]|$|[ \\t]*${OFFSET})`,
 		// A line break with the next line's indentation and offset.
 		'\\r?\\n(?:[ \\t]{0,64}[0-9A-Fa-f]{4,16}(?::| {2}(?=[0-9A-Fa-f])))?',
 		// An offset whose line break a reading dropped (`xxd`'s, `hexdump -C`'s).
-		'[0-9A-Fa-f]{8}(?:: | {2}(?=[0-9A-Fa-f]{2} ))',
+		OFFSET,
 		'\\r',
 		'[ :.-]',
 	].join('|'),
