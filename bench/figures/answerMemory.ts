@@ -2,7 +2,7 @@
  * Row D6 (issue 46): 1,000 Gets of jobs whose answers are about 4 MiB each (the cap of one job answer), version 2 at
  * its defaults, the service 20 ms away. All 1,000 may be in flight at once, and 1,000 answers at the cap would be
  * 4 GiB: the execution reads at most MAX_ANSWER_BYTES_HELD of answers at once (nodes/shared/answerBudget.ts), the
- * rest wait unread. Measured in a child process of its own (bench/lib/answerMemoryChild.ts) whose V8 heap is capped at
+ * rest wait unsent. Measured in a child process of its own (bench/lib/answerMemoryChild.ts) whose V8 heap is capped at
  * HEAP_CAP_MIB, under a tenth of the answers together: a node holding every answer would die of it. The goal is that
  * the batch reads every item within that cap; resident memory before the batch and at its peak is printed beside the
  * bound on answer bytes (it is not that bound: each answer held is also a string and a parsed job on the heap, and a

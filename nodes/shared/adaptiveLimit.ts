@@ -18,6 +18,8 @@
  */
 import { sleep } from 'n8n-workflow';
 
+import type { AnswerBudget, AnswerHold } from './answerBudget';
+
 /** What one answer says about the service's load. */
 export type AnswerSignal =
 	/** A success, or a refusal of the request itself (4xx but 429). */
@@ -35,6 +37,8 @@ export interface PaceTicket {
 	seq: number;
 	/** The limit when it was sent (a probe past the last cut's level is told by it). */
 	atLimit?: number;
+	/** Its share of the execution's answer budget (answerBudget.ts), given back when it is answered. */
+	answer?: AnswerHold;
 }
 
 /** No slot: a Retry-After pause lasts longer than the call can wait (`refusedFor` ms), so it fails now, saying when. */
@@ -258,8 +262,9 @@ interface Waiter {
  * The slots of one execution: a request is sent when fewer than `limit.allowed()` are in flight and no Retry-After
  * lasts; the others wait in the order they asked. A slot freed, or a limit grown, lets waiters go at once. A pause
  * longer than a waiter's call can wait refuses that waiter at once (the call fails saying when), so a batch whose
- * every answer asks for such a pause ends within about one pause. Once the execution is cancelled every waiter is
- * let go without a slot, to send nothing.
+ * every answer asks for such a pause ends within about one pause. With an answer budget, a slot also takes the
+ * request's estimate of its answer (answerBudget.ts): a request whose estimate does not fit waits for its slot. Once
+ * the execution is cancelled every waiter is let go without a slot, to send nothing.
  */
 export class InFlightLimit implements RequestPace {
 	private inFlight = 0;
@@ -271,8 +276,19 @@ export class InFlightLimit implements RequestPace {
 		readonly limit: AdaptiveLimit,
 		private readonly cancel?: AbortSignal,
 		private readonly wait: Sleep = sleep,
+		private readonly answers?: AnswerBudget,
 	) {
 		cancel?.addEventListener('abort', () => this.letGo(), { once: true });
+		if (answers)
+			answers.onFreed = () => {
+				this.pump();
+				this.changed();
+			};
+	}
+
+	/** How many requests may be in flight now: the limit, and no more estimates than the answer budget holds. */
+	room(): number {
+		return Math.min(this.limit.allowed(), this.answers?.room() ?? Infinity);
 	}
 
 	/** Requests sent and not yet answered. */
@@ -323,17 +339,20 @@ export class InFlightLimit implements RequestPace {
 	answered(ticket: PaceTicket, signal: AnswerSignal, retryAfterMs?: number, statusCode?: number): void {
 		this.inFlight--;
 		this.limit.answered(ticket, signal, retryAfterMs, statusCode);
+		ticket.answer?.release();
 		this.pump();
 		this.changed();
 	}
 
 	private free(): boolean {
-		return this.inFlight < this.limit.allowed() && this.limit.pauseLeft() === 0;
+		return this.inFlight < this.limit.allowed() && this.limit.pauseLeft() === 0 && (this.answers?.fits() ?? true);
 	}
 
 	private take(): PaceTicket {
 		this.inFlight++;
-		return this.limit.sent();
+		const ticket = this.limit.sent();
+		if (this.answers) ticket.answer = this.answers.take();
+		return ticket;
 	}
 
 	/** Lets waiters go while there is room; during a pause, one sleep for all of them. */

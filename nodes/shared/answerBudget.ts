@@ -2,24 +2,57 @@
  * The answer bytes one version 2 execution reads at once, across all its requests in flight.
  *
  * More requests in flight must not mean more memory without end: 1,000 job answers of up to 4 MiB each would be
- * 4 GiB. Once an answer's headers are in, it reserves what it may hold (its Content-Length when the body is sent as
- * is, else the answer cap) before its body is read, and gives it back once the body is believed. At the bound an
- * answer waits, unread (its bytes stay in the socket), until earlier ones give theirs back, in the order they came:
- * it never fails for want of budget, and its attempt's own deadline still ends it.
+ * 4 GiB. A request reserves its answer's likely size with its slot, before it is sent (InFlightLimit, adaptiveLimit.ts):
+ * the largest job answer of the execution so far, at least the first estimate. One whose estimate does not fit waits
+ * for its slot, unsent, as under the in-flight limit: an answer never waits, unread, on its call's time for others'.
+ * Once an answer's headers are in, its reservation becomes what it may hold (its Content-Length when the body comes as
+ * is, else the answer cap): a smaller one gives the rest back; a larger one waits only until the difference fits,
+ * before any new request and in the order they came, holding nothing meanwhile, so the answers waiting to grow never
+ * hold the budget from one another: once the answers being read are done, the first of them goes. All of it is given
+ * back when the attempt ends.
  */
 
 /** The most answer bytes one execution reads at once: 32 answers at the 4 MiB cap, any number of small ones. */
 export const MAX_ANSWER_BYTES_HELD = 128 * 1024 * 1024;
+/** What a request reserves before any job answer was read: small answers keep up to 2,048 in flight. */
+export const FIRST_ANSWER_ESTIMATE = 64 * 1024;
 
-/** Gives back a reservation (once; later calls do nothing). */
-export type Release = () => void;
+/** The budget and the first estimate: tests scale both down together with their answers; the nodes never change them. */
+export const answerBudgetSize = { bytes: MAX_ANSWER_BYTES_HELD, firstEstimate: FIRST_ANSWER_ESTIMATE };
+
+/** One request's share of the budget, from its slot to the end of its attempt. */
+export class AnswerHold {
+	bytes = 0;
+	released = false;
+	/** While it waits to grow: the bytes it waits for, and how it is told they are reserved. */
+	wants = 0;
+	go: (() => void) | undefined;
+
+	constructor(private readonly budget: AnswerBudget) {}
+
+	/** The answer's headers are in: it may hold `bytes`. Resolves once they are reserved (at once when they fit). */
+	resize(bytes: number): void | Promise<void> {
+		return this.budget.resize(this, bytes);
+	}
+
+	/** Gives everything back (once; later calls do nothing); a wait to grow ends at once. */
+	release(): void {
+		this.budget.release(this);
+	}
+}
 
 export class AnswerBudget {
 	private held = 0;
-	private readonly waiters: Array<{ bytes: number; go: () => void }> = [];
 	private most = 0;
+	private largest = 0;
+	private readonly growing: AnswerHold[] = [];
+	/** Told when bytes were given back (InFlightLimit then lets waiting requests go). */
+	onFreed: () => void = () => undefined;
 
-	constructor(readonly bytes = MAX_ANSWER_BYTES_HELD) {}
+	constructor(
+		readonly bytes = answerBudgetSize.bytes,
+		private readonly firstEstimate = answerBudgetSize.firstEstimate,
+	) {}
 
 	/** Bytes reserved now. */
 	reserved(): number {
@@ -31,28 +64,78 @@ export class AnswerBudget {
 		return this.most;
 	}
 
-	/** Resolves once `bytes` (at most the whole budget) are reserved: at once when they fit and no one waits. */
-	reserve(bytes: number): Release | Promise<Release> {
-		const want = Math.min(Math.max(0, bytes), this.bytes);
-		if (this.waiters.length === 0 && this.held + want <= this.bytes) return this.take(want);
-		return new Promise<Release>((resolve) => this.waiters.push({ bytes: want, go: () => resolve(this.take(want)) }));
+	/** What a new request reserves: the largest answer reserved so far, at least the first estimate, at most the budget. */
+	estimate(): number {
+		return Math.min(this.bytes, Math.max(this.firstEstimate, this.largest));
 	}
 
-	private take(bytes: number): Release {
+	/** How many requests' estimates the budget holds at once (at least one). */
+	room(): number {
+		return Math.max(1, Math.floor(this.bytes / this.estimate()));
+	}
+
+	/** Whether a new request may take its estimate now: no answer waits to grow, and it fits (it does when nothing is held). */
+	fits(): boolean {
+		return this.growing.length === 0 && this.held + this.estimate() <= this.bytes;
+	}
+
+	/** A new request's estimate, reserved (the caller asked fits()). */
+	take(): AnswerHold {
+		const hold = new AnswerHold(this);
+		this.add(hold, this.estimate());
+		return hold;
+	}
+
+	resize(hold: AnswerHold, bytes: number): void | Promise<void> {
+		const want = Math.min(Math.max(0, bytes), this.bytes);
+		this.largest = Math.max(this.largest, want);
+		if (hold.released) return;
+		const shrinks = want <= hold.bytes;
+		if (shrinks || (this.growing.length === 0 && this.held - hold.bytes + want <= this.bytes)) {
+			this.add(hold, want - hold.bytes);
+			if (shrinks) this.letGo();
+			return;
+		}
+		// It waits holding nothing: waiting answers never hold the budget from one another.
+		this.add(hold, -hold.bytes);
+		return new Promise<void>((resolve) => {
+			hold.wants = want;
+			hold.go = resolve;
+			this.growing.push(hold);
+			this.letGo();
+		});
+	}
+
+	release(hold: AnswerHold): void {
+		if (hold.released) return;
+		hold.released = true;
+		const at = this.growing.indexOf(hold);
+		if (at !== -1) this.growing.splice(at, 1);
+		this.wake(hold);
+		this.add(hold, -hold.bytes);
+		this.letGo();
+	}
+
+	private add(hold: AnswerHold, bytes: number): void {
+		hold.bytes += bytes;
 		this.held += bytes;
 		this.most = Math.max(this.most, this.held);
-		let given = false;
-		return () => {
-			if (given) return;
-			given = true;
-			this.held -= bytes;
-			this.letGo();
-		};
 	}
 
-	/** Waiters go in order while the first fits: a large answer is never passed over for ever by small ones. */
+	private wake(hold: AnswerHold): void {
+		const go = hold.go;
+		hold.go = undefined;
+		go?.();
+	}
+
+	/** Answers waiting to grow go in order while the first fits (a large one is never passed over), then new requests. */
 	private letGo(): void {
-		while (this.waiters.length > 0 && this.held + this.waiters[0].bytes <= this.bytes) this.waiters.shift()?.go();
+		while (this.growing.length > 0 && this.held + this.growing[0].wants <= this.bytes) {
+			const hold = this.growing.shift() as AnswerHold;
+			this.add(hold, hold.wants);
+			this.wake(hold);
+		}
+		if (this.growing.length === 0) this.onFreed();
 	}
 }
 

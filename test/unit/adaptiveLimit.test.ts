@@ -8,8 +8,8 @@
 import { AdaptiveLimit, DEFAULT_MAX_IN_FLIGHT, firstBurst, INITIAL_IN_FLIGHT, INITIAL_READS_IN_FLIGHT, InFlightLimit, MAX_ITEMS_AT_ONCE, MAX_PAUSE_MS, MIN_BUSY_TO_CUT, MIN_LEFT_AFTER_PAUSE_MS, MIN_WINDOW } from '../../nodes/shared/adaptiveLimit';
 import { overlapped } from '../../nodes/JobExecution/actions/router';
 import type { AnswerSignal, PaceRefusal, PaceTicket, RequestPace } from '../../nodes/shared/adaptiveLimit';
-import { answerReservation, AnswerBudget, MAX_ANSWER_BYTES_HELD } from '../../nodes/shared/answerBudget';
-import type { Release } from '../../nodes/shared/answerBudget';
+import { answerReservation, AnswerBudget, FIRST_ANSWER_ESTIMATE, MAX_ANSWER_BYTES_HELD } from '../../nodes/shared/answerBudget';
+import type { AnswerHold } from '../../nodes/shared/answerBudget';
 import { apiRequest, DeadlineClock, MAX_JOB_ANSWER_BYTES, readJobCall } from '../../nodes/shared/transport';
 import fc from 'fast-check';
 import { NodeApiError } from 'n8n-workflow';
@@ -609,6 +609,27 @@ describe("version 2's item loop (router.ts overlapped)", () => {
 		await done;
 		expect(started).toHaveLength(100);
 	});
+	test('nor more than the answer budget lets fly: with room for the estimates of 3 answers, 3 requests in flight, 3 waiting, 6 items started, though the limit allows 50', async () => {
+		const budget = new AnswerBudget(300, 10);
+		const slots = new InFlightLimit(new AdaptiveLimit(DEFAULT_MAX_IN_FLIGHT, Date.now, 50), undefined, undefined, budget);
+		// An answer of 100 seen: the estimate is 100, three fit.
+		const teacher = slots.takeNow() as PaceTicket;
+		teacher.answer?.resize(100);
+		slots.answered(teacher, 'neutral');
+		expect(slots.room()).toBe(3);
+		const { started, tickets, run } = ticketHoldingItems(slots);
+		const done = overlapped(slots)(20, () => false, run);
+		await turns(20);
+		expect(slots.running()).toBe(3);
+		expect(slots.waiting()).toBe(3);
+		expect(started).toHaveLength(6);
+		while (tickets.length > 0) {
+			slots.answered(tickets.shift() as PaceTicket, 'ok');
+			await turns(3);
+		}
+		await done;
+		expect(started).toHaveLength(20);
+	});
 });
 
 describe('what the transport tells the slots (transport/index.ts pacedAttempt)', () => {
@@ -677,36 +698,203 @@ describe('AnswerBudget (the answer bytes an execution reads at once, answerBudge
 		for (let i = 0; i < 5; i++) await Promise.resolve();
 	};
 
-	test('reserves at once while the total fits, exactly up to the budget; one byte more waits, unread, until bytes are given back', async () => {
-		const budget = new AnswerBudget(100);
-		const first = budget.reserve(60) as Release;
-		const second = budget.reserve(40) as Release;
+	/** Grows `hold` to `bytes`, noting in `grown` when it may read. */
+	const grow = (hold: AnswerHold, bytes: number, grown: number[], name: number) => void Promise.resolve(hold.resize(bytes)).then(() => grown.push(name));
+
+	test('a new request takes the estimate: the first estimate until an answer is known, then the largest answer reserved; new requests fit exactly up to the budget, one more does not', () => {
+		const budget = new AnswerBudget(100, 10);
+		expect(budget.estimate()).toBe(10);
+		expect(budget.room()).toBe(10);
+		const holds = Array.from({ length: 10 }, () => budget.take());
 		expect(budget.reserved()).toBe(100);
-		let third: Release | undefined;
-		void Promise.resolve(budget.reserve(1)).then((release) => (third = release));
-		await settle();
-		expect(third).toBeUndefined();
-		second();
-		second();
-		await settle();
-		expect(third).toBeDefined();
-		expect(budget.reserved()).toBe(61);
-		first();
-		third?.();
-		expect(budget.reserved()).toBe(0);
-		expect(budget.peak()).toBe(100);
+		expect(budget.fits()).toBe(false);
+		holds[0].release();
+		holds[0].release();
+		expect(budget.reserved()).toBe(90);
+		expect(budget.fits()).toBe(true);
+		// An answer of 20 teaches the estimate: five fit in the budget; a smaller answer later does not lower it.
+		holds[1].resize(20);
+		holds[2].resize(5);
+		expect(budget.estimate()).toBe(20);
+		expect(budget.room()).toBe(5);
+		expect(budget.reserved()).toBe(20 + 5 + 70);
+		expect(budget.fits()).toBe(false);
+		holds[3].release();
+		expect(budget.reserved()).toBe(85);
+		expect(budget.fits()).toBe(false);
+		holds[4].release();
+		expect(budget.fits()).toBe(true);
+		// Never more than the budget: an answer past it is reserved as the whole budget, and the estimate is the budget.
+		expect(new AnswerBudget(100, 500).estimate()).toBe(100);
+		expect(MAX_ANSWER_BYTES_HELD / FIRST_ANSWER_ESTIMATE).toBeGreaterThanOrEqual(DEFAULT_MAX_IN_FLIGHT);
 	});
 
-	test('waiters go in the order they came: a large answer is not passed over by smaller ones behind it', async () => {
-		const budget = new AnswerBudget(100);
-		const held = budget.reserve(90) as Release;
+	test('an answer larger than its estimate waits only until the difference fits, before any new request; a smaller one gives the rest back at once', async () => {
+		const budget = new AnswerBudget(100, 10);
+		const [a, b, c] = [budget.take(), budget.take(), budget.take()];
+		a.resize(70);
+		expect(budget.reserved()).toBe(90);
+		// b needs 30 more than its 10: exactly what fits beside a (70) and c (10) is 20 more, so it waits, holding nothing.
+		const grown: number[] = [];
+		grow(b, 30, grown, 1);
+		await settle();
+		expect(grown).toEqual([]);
+		expect(budget.reserved()).toBe(80);
+		// While it waits no new request takes an estimate (the estimate is at least what it waits for).
+		expect(budget.fits()).toBe(false);
+		// c gives back 9 of its 10: b's difference still does not fit (81 + 30 > 100); a second byte freed lets it go.
+		c.resize(1);
+		await settle();
+		expect(grown).toEqual([]);
+		c.release();
+		await settle();
+		expect(grown).toEqual([1]);
+		expect(budget.reserved()).toBe(100);
+		expect(budget.peak()).toBe(100);
+		a.release();
+		b.release();
+		expect(budget.reserved()).toBe(0);
+	});
+
+	test('answers waiting to grow go in the order they came and never hold the budget from one another: every request sent under a small estimate is read in turn', async () => {
+		const budget = new AnswerBudget(100, 10);
+		const holds = Array.from({ length: 10 }, () => budget.take());
+		const grown: number[] = [];
+		// All ten learn they are 60 at once: had each kept its 10 while it waited, none could ever grow.
+		holds.forEach((hold, n) => grow(hold, 60, grown, n));
+		await settle();
+		expect(grown).toEqual([0]);
+		expect(budget.reserved()).toBe(60);
+		for (let n = 0; n < 9; n++) {
+			holds[n].release();
+			await settle();
+			expect(grown).toEqual(Array.from({ length: n + 2 }, (_, k) => k));
+		}
+		holds[9].release();
+		expect(budget.reserved()).toBe(0);
+	});
+
+	test('a large answer waiting to grow is not passed over by a smaller one behind it that would fit', async () => {
+		const budget = new AnswerBudget(100, 10);
+		const [first, big, small] = [budget.take(), budget.take(), budget.take()];
+		first.resize(80);
 		const order: number[] = [];
-		for (const bytes of [50, 5, 5]) void Promise.resolve(budget.reserve(bytes)).then(() => order.push(bytes));
+		grow(big, 80, order, 80);
+		grow(small, 20, order, 20);
 		await settle();
+		expect(budget.reserved()).toBe(80);
 		expect(order).toEqual([]);
-		held();
+		first.release();
 		await settle();
-		expect(order).toEqual([50, 5, 5]);
+		expect(order).toEqual([80, 20]);
+	});
+
+	test('an attempt that ends while its answer waits to grow (its deadline, a cancel) gives everything back, and the wait ends at once', async () => {
+		const budget = new AnswerBudget(100, 10);
+		const [a, b] = [budget.take(), budget.take()];
+		a.resize(90);
+		const grown: number[] = [];
+		grow(b, 50, grown, 1);
+		await settle();
+		expect(grown).toEqual([]);
+		b.release();
+		await settle();
+		expect(grown).toEqual([1]);
+		expect(budget.reserved()).toBe(90);
+		// A released hold grows no more: its late headers reserve nothing.
+		b.resize(50);
+		expect(budget.reserved()).toBe(90);
+		a.release();
+		expect(budget.reserved()).toBe(0);
+	});
+
+	test('the slots take the estimate: a request whose estimate does not fit waits for its slot, unsent, and goes when an answer gives its bytes back; room() caps the waiting items', async () => {
+		const budget = new AnswerBudget(100, 10);
+		const slots = new InFlightLimit(new AdaptiveLimit(DEFAULT_MAX_IN_FLIGHT, Date.now, 50), undefined, undefined, budget);
+		expect(slots.room()).toBe(10);
+		const first = slots.takeNow() as PaceTicket;
+		first.answer?.resize(40);
+		expect(slots.room()).toBe(2);
+		const second = slots.takeNow() as PaceTicket;
+		expect(budget.reserved()).toBe(80);
+		// A third estimate (40) would pass the budget: no slot now, and a request asking waits.
+		expect(slots.takeNow()).toBeUndefined();
+		let third: PaceTicket | undefined;
+		void slots.slot().then((ticket) => (third = ticket as PaceTicket));
+		await settle();
+		expect(third).toBeUndefined();
+		slots.answered(first, 'ok');
+		await settle();
+		expect(third?.answer?.bytes).toBe(40);
+		expect(budget.reserved()).toBe(80);
+		slots.answered(second, 'ok');
+		slots.answered(third as PaceTicket, 'ok');
+		expect(budget.reserved()).toBe(0);
+		expect(slots.running()).toBe(0);
+	});
+
+	test('generated (seeded): requests taken while they fit, answers growing and shrinking, attempts ending in any order: never more than the budget held, every wait to grow ends, in the order they began', async () => {
+		type Op = { kind: 'take' } | { kind: 'resize'; pick: number; bytes: number } | { kind: 'release'; pick: number };
+		const op: fc.Arbitrary<Op> = fc.oneof(
+			fc.constant({ kind: 'take' as const }),
+			fc.record({ kind: fc.constant('resize' as const), pick: fc.nat(), bytes: fc.integer({ min: 0, max: 130 }) }),
+			fc.record({ kind: fc.constant('release' as const), pick: fc.nat() }),
+		);
+		await fc.assert(
+			fc.asyncProperty(fc.integer({ min: 1, max: 40 }), fc.array(op, { maxLength: 120 }), async (first, ops) => {
+				const budget = new AnswerBudget(100, first);
+				const live: AnswerHold[] = [];
+				const began: number[] = [];
+				const grown: number[] = [];
+				const waiting = new Map<AnswerHold, number>();
+				const cancelled = new Set<number>();
+				let waits = 0;
+				const firstWaiting = () => [...waiting.keys()].find((hold) => hold.go !== undefined);
+				const check = () => {
+					expect(budget.reserved()).toBeLessThanOrEqual(100);
+					expect(budget.reserved()).toBe(live.reduce((sum, hold) => sum + hold.bytes, 0));
+					// No answer waits that could go: the first waiting one does not fit beside what is held.
+					const head = firstWaiting();
+					if (head) expect(budget.reserved() + head.wants).toBeGreaterThan(100);
+				};
+				for (const step of ops) {
+					if (step.kind === 'take' && budget.fits()) live.push(budget.take());
+					const hold = live[step.kind === 'take' ? -1 : step.pick % Math.max(1, live.length)];
+					if (step.kind === 'resize' && hold && hold.go === undefined) {
+						const name = waits++;
+						const [before, queued] = [hold.bytes, firstWaiting() !== undefined];
+						const wait = hold.resize(step.bytes);
+						// An answer growing while others wait would pass them over.
+						if (!wait && queued) expect(hold.bytes).toBeLessThanOrEqual(before);
+						if (wait) {
+							began.push(name);
+							waiting.delete(hold);
+							waiting.set(hold, name);
+							void wait.then(() => grown.push(name));
+						}
+					}
+					if (step.kind === 'release' && hold) {
+						if (hold.go !== undefined) cancelled.add(waiting.get(hold) as number);
+						hold.release();
+						live.splice(live.indexOf(hold), 1);
+					}
+					await settle();
+					check();
+				}
+				// Only attempts that are not waiting end: whatever was held, every wait to grow ends (no deadlock).
+				while (live.length > 0) {
+					const done = live.find((hold) => hold.go === undefined);
+					if (!done) throw new Error(`${live.length} answers wait to grow and none can: a deadlock`);
+					done.release();
+					live.splice(live.indexOf(done), 1);
+					await settle();
+					check();
+				}
+				const kept = (names: number[]) => names.filter((name) => !cancelled.has(name));
+				expect(kept(grown)).toEqual(kept(began));
+			}),
+			{ seed: 46, numRuns: 300 },
+		);
 	});
 
 	test(`what an answer reserves: its Content-Length when sent as is, else the cap; never more than the cap (${MAX_JOB_ANSWER_BYTES} bytes)`, () => {

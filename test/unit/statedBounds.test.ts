@@ -13,7 +13,7 @@ import {
 	MAX_STATUS_LENGTH,
 } from '../../nodes/JobExecutionTrigger/jobStatusTracker';
 import { DEFAULT_MAX_IN_FLIGHT, INITIAL_IN_FLIGHT, INITIAL_READS_IN_FLIGHT, MAX_ITEMS_AT_ONCE, MAX_PAUSE_MS } from '../../nodes/shared/adaptiveLimit';
-import { MAX_ANSWER_BYTES_HELD } from '../../nodes/shared/answerBudget';
+import { FIRST_ANSWER_ESTIMATE, MAX_ANSWER_BYTES_HELD } from '../../nodes/shared/answerBudget';
 import { MAX_PARSED_LOG_CHARS } from '../../nodes/shared/logParser';
 import {
 	MAX_ANSWER_DEPTH,
@@ -57,7 +57,11 @@ function table(): string {
 		['One call with its retries, and one trigger poll, in time spent waiting on the service', `${transportTiming.callMs / 1000} s`, 'a Wait for Completion ends by its Timeout'],
 		['A `Retry-After` the nodes wait for', `${MAX_RETRY_AFTER_MS / 3_600_000} h`, "honoured within the call's time, or the call fails at once saying when; the trigger's poll that met it fails saying until when (seen in the executions list), and later polls until then send nothing"],
 		['Requests in flight of one version 2 action node at its defaults (Get, Submit, Wait for Completion)', `${count(DEFAULT_MAX_IN_FLIGHT)} (Concurrency sets 1–${count(DEFAULT_MAX_IN_FLIGHT)})`, `reads start at ${INITIAL_READS_IN_FLIGHT}, submissions at ${INITIAL_IN_FLIGHT}, and grow while answers are ok (a slow answer holds nothing); a rate of 429s, 503s, timeouts or dropped connections cuts the limit, a lone one does not ([the in-flight limiter](#the-in-flight-limiter)); an item waiting for its job between reads holds none; version 1: one at a time`],
-		['Answer bytes one version 2 execution reads at once (job reads and submit answers)', size(MAX_ANSWER_BYTES_HELD), 'an answer past it waits, unread, for earlier ones to be read; it never fails for it'],
+		[
+			'Answer bytes one version 2 execution reads at once (job reads and submit answers)',
+			size(MAX_ANSWER_BYTES_HELD),
+			`reserved with a request's slot, before it is sent (the largest answer so far, ${size(FIRST_ANSWER_ESTIMATE)} at first): a request past it waits for its slot, unsent, and never fails for it`,
+		],
 		['Items of one version 2 action node started and not yet ended', count(MAX_ITEMS_AT_ONCE), 'the next item starts when one ends'],
 		['A `Retry-After` that holds every new request of a version 2 node', `${MAX_PAUSE_MS / 1000} s`, "once per burst of refusals; a request whose call cannot wait it out fails at once saying when; longer: nothing is held, and each refused call fails at once saying when"],
 		['The trigger\'s stored state', size(MAX_STATE_BYTES), 'statuses cut, long ids hashed, the oldest-seen entries forgotten first'],

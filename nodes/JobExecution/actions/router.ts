@@ -1,4 +1,4 @@
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import type { CredentialType, ResolvedConnection } from '../../shared/transport';
@@ -33,8 +33,8 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const concurrency = operation.concurrency?.(this) ?? 1;
 	// Version 2 adapts how many requests are in flight below that bound; version 1 runs exactly that many items.
 	const burst = firstBurst(concurrency, operation.readsOnly === true);
-	const pace = nodeVersion(this) >= 2 && concurrency > 1 ? new InFlightLimit(new AdaptiveLimit(concurrency, Date.now, burst), this.getExecutionCancelSignal()) : undefined;
-	const answers = pace ? new AnswerBudget() : undefined;
+	// Each slot also takes its answer's estimate from the execution's answer budget (answerBudget.ts).
+	const pace = nodeVersion(this) >= 2 && concurrency > 1 ? new InFlightLimit(new AdaptiveLimit(concurrency, Date.now, burst), this.getExecutionCancelSignal(), sleep, new AnswerBudget()) : undefined;
 	const continueOnFail = this.continueOnFail();
 	// Resolved once, on the first item that needs it; a bad credential then fails each item the same way.
 	let connection: Promise<ResolvedConnection> | undefined;
@@ -46,7 +46,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	// One clock ends every attempt of the run at its deadline (a timer per attempt cost more than the request's checks).
 	const clock = new DeadlineClock();
 	await schedule(items.length, stop, async (itemIndex) => {
-		connection ??= getConnection.call(this, credentialType, itemIndex).then((resolved) => ({ ...resolved, pace, answers, clock }));
+		connection ??= getConnection.call(this, credentialType, itemIndex).then((resolved) => ({ ...resolved, pace, clock }));
 		const outcome = await settle(connection.then(async (resolved) => await operation.execute.call(this, itemIndex, resolved)));
 		if (!outcome.ok) failed = true;
 		outcomes[itemIndex] = outcome;
@@ -89,8 +89,9 @@ function inItemOrder(limit: number): Schedule {
 
 /**
  * Version 2: items start in order, freely, while fewer than MAX_ITEMS_AT_ONCE have started and not ended and fewer
- * requests wait for a slot than the limit lets fly (a longer queue would only hold memory): the limit governs the
- * requests (adaptiveLimit.ts), so an item waiting for its job between reads holds no slot and stops no other item.
+ * requests wait for a slot than may fly (InFlightLimit.room(), the limit and the answer budget: a longer queue would
+ * only hold memory, and its calls' wall ceilings would run while it waits): the limit governs the requests
+ * (adaptiveLimit.ts), so an item waiting for its job between reads holds no slot and stops no other item.
  * The next item starts on the next cue: a request asked for a slot, got one or ended, or an item ended.
  */
 export function overlapped(slots: InFlightLimit): Schedule {
@@ -99,7 +100,7 @@ export function overlapped(slots: InFlightLimit): Schedule {
 		const all: Array<Promise<void>> = [];
 		for (let next = 0; next < count && !stop(); ) {
 			const cue = slots.nextChange();
-			if (running < MAX_ITEMS_AT_ONCE && slots.waiting() < slots.limit.allowed()) {
+			if (running < MAX_ITEMS_AT_ONCE && slots.waiting() < slots.room()) {
 				running++;
 				all.push(
 					run(next++).finally(() => {

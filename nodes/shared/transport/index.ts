@@ -8,7 +8,7 @@ import type {
 } from 'n8n-workflow';
 
 import type { AnswerSignal, RequestPace } from '../adaptiveLimit';
-import type { AnswerBudget } from '../answerBudget';
+import type { AnswerHold } from '../answerBudget';
 import { answerReservation } from '../answerBudget';
 import { secretForms, shortKeyProblem } from '../redaction';
 import { settle } from '../settle';
@@ -48,8 +48,6 @@ export interface ResolvedConnection extends Connection {
 	secrets: string[];
 	/** Version 2's adaptive limit of the execution, told how every attempt went (none: nothing is told). */
 	pace?: RequestPace;
-	/** Version 2's bound on the answer bytes the execution reads at once (none: no bound beyond each answer's cap). */
-	answers?: AnswerBudget;
 	/** The run's one clock for every attempt's deadline (none: each call brings its own). */
 	clock?: DeadlineClock;
 }
@@ -227,7 +225,7 @@ const LATE: Attempt = { failure: { kind: 'deadline', seconds: 0 } };
  * the request and the reading of its body are doing; both stop (the reader at once, the request where n8n lets its
  * signal through). The clock stops once the answer's last byte is in: believing it is the node's own work.
  */
-async function attemptOnce(context: ApiContext, connection: ResolvedConnection, call: ApiCall, limitMs: number, clock: DeadlineClock, ceilingAt: number): Promise<Attempt> {
+async function attemptOnce(context: ApiContext, connection: ResolvedConnection, call: ApiCall, limitMs: number, clock: DeadlineClock, ceilingAt: number, hold?: AnswerHold): Promise<Attempt> {
 	const stop = new AttemptStop();
 	const helperTimeoutMs = limitMs + transportTiming.helperMarginMs;
 	// A new object per attempt (buildRequest builds one), completed in place rather than copied.
@@ -263,7 +261,7 @@ async function attemptOnce(context: ApiContext, connection: ResolvedConnection, 
 			resolve(attempt.failure?.kind === 'network' && Date.now() - sentAt >= helperTimeoutMs ? LATE : attempt);
 		};
 		(context.helpers.httpRequestWithAuthentication.call(context, connection.credentialType, request) as Promise<IN8nHttpFullResponse>)
-			.then((response) => readResponse(response, call, connection, stop, bytesIn))
+			.then((response) => readResponse(response, call, connection, stop, bytesIn, hold))
 			.then(ended, (error: unknown) => ended({ failure: networkFailure(error) }));
 	});
 }
@@ -280,11 +278,12 @@ async function pacedAttempt(context: ApiContext, connection: ResolvedConnection,
 	if (!ticket) return { failure: { kind: 'network', code: 'ABORTED', detail: '' } };
 	// A Retry-After pause longer than the call can wait: never sent, it fails now as the refusal would, saying when.
 	if ('refusedFor' in ticket) return { failure: { kind: 'status', statusCode: ticket.statusCode, body: '', retryAfterMs: ticket.refusedFor, notSent: true } };
-	// Waiting for a slot is n8n's own queueing: it takes nothing from the attempt, only from an end the caller set.
+	// Waiting for a slot (and the answer budget it takes, answerBudget.ts) is n8n's own queueing: it takes nothing from
+	// the attempt, only from an end the caller set.
 	const limit = Date.now() >= ceilingAt ? 0 : endAt === undefined ? limitMs : Math.min(limitMs, endAt - Date.now());
 	let heard: Parameters<RequestPace['answered']> = [ticket, 'neutral'];
 	try {
-		const outcome = limit > 0 ? await attemptOnce(context, connection, call, limit, clock, ceilingAt) : LATE;
+		const outcome = limit > 0 ? await attemptOnce(context, connection, call, limit, clock, ceilingAt, ticket.answer) : LATE;
 		const failure = outcome.failure;
 		if (limit > 0) heard = [ticket, answerSignal(failure), failure?.kind === 'status' ? failure.retryAfterMs : undefined, failure?.kind === 'status' ? failure.statusCode : undefined];
 		return outcome;
@@ -322,25 +321,24 @@ async function readBody(response: IN8nHttpFullResponse, maxBytes: number, stop: 
 	}
 }
 
-/** A job answer (a read's or a submission's), within the cap and within the execution's answer budget (answerBudget.ts). */
-async function readJobAnswer(response: IN8nHttpFullResponse, contentType: string, connection: ResolvedConnection, stop: StopNotice, bytesIn: () => void): Promise<Attempt> {
+/**
+ * A job answer (a read's or a submission's), within the cap. Its share of the execution's answer budget, taken with
+ * its slot (answerBudget.ts), becomes what this answer may hold before its body is read; it is given back with the slot.
+ */
+async function readJobAnswer(response: IN8nHttpFullResponse, contentType: string, connection: ResolvedConnection, stop: StopNotice, bytesIn: () => void, hold?: AnswerHold): Promise<Attempt> {
 	const { statusCode } = response;
 	const cap = MAX_JOB_ANSWER_BYTES;
 	const headers = response.headers;
-	const release = await connection.answers?.reserve(answerReservation(headerValue(headers, 'content-length'), headerValue(headers, 'content-encoding'), cap));
-	try {
-		const read = await readBody(response, cap, stop);
-		if ('failure' in read) return { failure: read.failure };
-		bytesIn();
-		if (read.tooLarge) return { failure: { kind: 'oversized', statusCode, problem: `is larger than ${sizeInWords(cap)}` } };
-		const reading = await believe(read.text, contentType, statusCode, connection.secrets);
-		return reading.failure ? { failure: reading.failure } : { response: { statusCode, body: reading.body } };
-	} finally {
-		release?.();
-	}
+	await hold?.resize(answerReservation(headerValue(headers, 'content-length'), headerValue(headers, 'content-encoding'), cap));
+	const read = await readBody(response, cap, stop);
+	if ('failure' in read) return { failure: read.failure };
+	bytesIn();
+	if (read.tooLarge) return { failure: { kind: 'oversized', statusCode, problem: `is larger than ${sizeInWords(cap)}` } };
+	const reading = await believe(read.text, contentType, statusCode, connection.secrets);
+	return reading.failure ? { failure: reading.failure } : { response: { statusCode, body: reading.body } };
 }
 
-async function readResponse(response: IN8nHttpFullResponse, call: ApiCall, connection: ResolvedConnection, stop: StopNotice, bytesIn: () => void): Promise<Attempt> {
+async function readResponse(response: IN8nHttpFullResponse, call: ApiCall, connection: ResolvedConnection, stop: StopNotice, bytesIn: () => void, hold?: AnswerHold): Promise<Attempt> {
 	const { statusCode } = response;
 	if (statusCode >= 300 && statusCode < 400) {
 		if (isByteStream(response.body)) response.body.destroy();
@@ -349,7 +347,7 @@ async function readResponse(response: IN8nHttpFullResponse, call: ApiCall, conne
 	const contentType = headerValue(response.headers, 'content-type');
 	if (statusCode >= 200 && statusCode < 300) {
 		if (call.intent === 'list') return await believeList(response, contentType, connection, stop, bytesIn);
-		return await readJobAnswer(response, contentType, connection, stop, bytesIn);
+		return await readJobAnswer(response, contentType, connection, stop, bytesIn, hold);
 	}
 	// An error answer is read up to 64 KiB for its message (toNodeApiError redacts it); a longer one is dropped: the status says enough.
 	const read = await readBody(response, MAX_ERROR_ANSWER_BYTES, stop);

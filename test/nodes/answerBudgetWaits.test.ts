@@ -1,0 +1,126 @@
+/**
+ * Version 2's answer budget (nodes/shared/answerBudget.ts) through n8n's engine: a request takes its answer's estimate
+ * with its slot, before it is sent, so answers never wait, unread, for the budget on their calls' time. Issue 46's
+ * failure, scaled: 300 Gets of large answers with short call limits (its full size, 1,000 Gets of 4 MiB at the
+ * default limits, failed items after 180 s each). Answers, budget and first estimate are scaled down together
+ * (answerBudgetSize): 32 answers fill the budget, as 32 answers at the 4 MiB cap fill 128 MiB. Proven by counts at the
+ * service, never by a time: once the estimate has learnt the answers' size, a gate holds the requests until the
+ * budget's worth pile up, and never more are outstanding at the service than the budget holds (before the fix, the
+ * limit grew to hundreds whose answers then waited, unread, and items failed "within 13 s").
+ */
+import { createServer } from 'http';
+import type { AddressInfo } from 'net';
+
+import { INITIAL_READS_IN_FLIGHT } from '../../nodes/shared/adaptiveLimit';
+import { answerBudgetSize } from '../../nodes/shared/answerBudget';
+import { transportTiming } from '../../nodes/shared/transport';
+import { runActionNode } from '../../testkit/engine';
+import { credentialsFor } from '../../testkit/fixtures';
+
+const LATENCY_MS = 20;
+const ITEMS = 300;
+/** Each answer's exact size (its Content-Length): a sixteenth of the 4 MiB cap. */
+const ANSWER_BYTES = 256 * 1024;
+/** Answers the budget holds at once, as MAX_ANSWER_BYTES_HELD holds answers at the cap. */
+const ANSWERS_HELD = 32;
+/** Requests from this one on are sent after answers taught the estimate their size (the first burst is before it). */
+const GATE_FROM = 2 * INITIAL_READS_IN_FLIGHT;
+const LINE = '2026-01-05 09:00:00.123 [main] INFO  node sales-by-region: 12345 rows written, 4321.0 rows/s\\n';
+
+interface LargeJobService {
+	url: string;
+	/** The most requests from GATE_FROM on received and not yet answered to the end, at once. */
+	peak(): number;
+	gateFilled(): boolean;
+	close(): Promise<void>;
+}
+
+/**
+ * Every job answered after LATENCY_MS with exactly ANSWER_BYTES (its Content-Length); with `gate`, the requests from
+ * GATE_FROM on are held until ANSWERS_HELD pile up (then all go), or 20 s passed.
+ */
+async function startLargeJobService(gate: boolean): Promise<LargeJobService> {
+	const log = LINE.repeat(Math.ceil(ANSWER_BYTES / LINE.length));
+	const counts = { received: 0, outstanding: 0, peak: 0, filled: false };
+	let held: Array<() => void> | undefined = gate ? [] : undefined;
+	const giveUp = setTimeout(() => held?.splice(0).forEach((go) => go()), 20_000);
+	const server = createServer((req, res) => {
+		const index = counts.received++;
+		const id = decodeURIComponent((req.url ?? '').split('?')[0].split('/').pop() ?? '');
+		const head = `${JSON.stringify({ id, jobName: id, flowName: 'sales', runProfileName: 'default', executionStatus: 'COMPLETED', startTime: 1767603600000, endTime: 1767603660000 }).slice(0, -1)},"log":"`;
+		// Cut to the size, never inside an escape.
+		const body = Buffer.from(`${`${head}${log}`.slice(0, ANSWER_BYTES - 2).replace(/\\$/, ' ')}"}`);
+		const counted = index >= GATE_FROM;
+		if (counted) counts.peak = Math.max(counts.peak, ++counts.outstanding);
+		res.on('finish', () => counted && counts.outstanding--);
+		const answer = () =>
+			setTimeout(() => {
+				res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
+				res.end(body);
+			}, LATENCY_MS);
+		if (!counted || !held) {
+			answer();
+			return;
+		}
+		held.push(answer);
+		if (held.length < ANSWERS_HELD) return;
+		counts.filled = true;
+		for (const release of held.splice(0)) release();
+		held = undefined;
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	return {
+		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+		peak: () => counts.peak,
+		gateFilled: () => counts.filled,
+		close: () =>
+			new Promise<void>((resolve) => {
+				clearTimeout(giveUp);
+				server.closeAllConnections();
+				server.close(() => resolve());
+			}),
+	};
+}
+
+const savedTiming = { ...transportTiming };
+const savedBudget = { ...answerBudgetSize };
+beforeEach(() => {
+	answerBudgetSize.bytes = ANSWERS_HELD * ANSWER_BYTES;
+	answerBudgetSize.firstEstimate = 4 * 1024;
+});
+afterEach(() => {
+	Object.assign(transportTiming, savedTiming);
+	Object.assign(answerBudgetSize, savedBudget);
+});
+
+async function getJobs(url: string, count: number) {
+	const parameters = { authentication: 'jobExecutionApi', resource: 'job', operation: 'get', jobId: '={{ $json.jobId }}' };
+	const items = Array.from({ length: count }, (_, n) => ({ jobId: `job-${n}` }));
+	const result = await runActionNode({ typeVersion: 2, parameters, credentials: credentialsFor(url), items, continueOnFail: true });
+	expect(result.error).toBeUndefined();
+	expect(result.json.filter((json) => 'error' in json)).toEqual([]);
+	expect(result.json.map((json) => json.jobId)).toEqual(items.map((item) => item.jobId));
+}
+
+test(`once the answers' size is known, exactly the budget's worth of requests is sent at once (${ANSWERS_HELD}), never one more, though the limit grew past it`, async () => {
+	const service = await startLargeJobService(true);
+	try {
+		await getJobs(service.url, GATE_FROM + 2 * ANSWERS_HELD);
+		expect(service.gateFilled()).toBe(true);
+		expect(service.peak()).toBe(ANSWERS_HELD);
+	} finally {
+		await service.close();
+	}
+}, 60_000);
+
+test(`${ITEMS} Gets of answers a budget holds ${ANSWERS_HELD} of, with calls of 3 s and attempts of 1 s: every item read, none failed, never more than the budget's worth outstanding`, async () => {
+	transportTiming.callMs = 3000;
+	transportTiming.attemptMs = 1000;
+	const service = await startLargeJobService(false);
+	try {
+		await getJobs(service.url, ITEMS);
+		expect(service.peak()).toBeLessThanOrEqual(ANSWERS_HELD);
+	} finally {
+		await service.close();
+	}
+}, 120_000);
