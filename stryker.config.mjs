@@ -1,6 +1,17 @@
 // @ts-check
+import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = dirname(fileURLToPath(import.meta.url));
+
+// Sandboxes live outside the tree (a copy of the project under it would be linted as the project's own files), below
+// a folder whose node_modules links to the project's: code, tests and tsc in a sandbox resolve packages by walking up.
+const SANDBOXES_HOME = join(tmpdir(), 'job-execution-mutation');
+mkdirSync(SANDBOXES_HOME, { recursive: true });
+rmSync(join(SANDBOXES_HOME, 'node_modules'), { force: true });
+symlinkSync(join(ROOT, 'node_modules'), join(SANDBOXES_HOME, 'node_modules'), 'dir');
 
 /**
  * The mutation tier (`npm run test:mutation`, docs/development.md "Mutation testing"): StrykerJS changes the shipped
@@ -26,7 +37,8 @@ const config = {
 	coverageAnalysis: 'perTest',
 	// Server tests start dist/server/main.js as a child process and the fuzzer loads dist/: both are built from the
 	// instrumented sources inside the sandbox, and a child reads the active mutant from its environment.
-	buildCommand: 'npx tsc -p tsconfig.json',
+	// The project's own tsc by its path: the sandbox lies outside the tree, where npx would look for a package `tsc`.
+	buildCommand: `node ${join(ROOT, 'node_modules/typescript/bin/tsc')} -p tsconfig.json`,
 	ignorePatterns: ['dist', 'dist-bench', '.cache', 'reports', '.n8n-host', 'coverage', '*.tgz'],
 	// The record of the last run: a rerun tests again only the mutants whose code or tests changed.
 	incremental: true,
@@ -40,8 +52,7 @@ const config = {
 	timeoutFactor: 2,
 	// Judged per module by scripts/mutation-score.cjs, not by Stryker's single overall break.
 	thresholds: { high: 90, low: 85, break: null },
-	// Outside the tree: a sandbox is a copy of the project, which the lint would read as the project's own files.
-	tempDirName: join(tmpdir(), 'stryker-job-execution'),
+	tempDirName: join(SANDBOXES_HOME, 'sandboxes'),
 	cleanTempDir: 'always',
 };
 export default config;

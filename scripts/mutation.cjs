@@ -22,9 +22,11 @@ function strykerArgs(argv) {
 	return { args: files.length === 0 ? undefined : [...rest, '--mutate', files.join(',')], scope: `${files.length} files changed since ${argv[at + 1]}` };
 }
 
-const { args, scope } = strykerArgs(process.argv.slice(2));
+const { args, scope: files } = strykerArgs(process.argv.slice(2));
+const tests = process.env.MUTATION_TESTS ? `against ${process.env.MUTATION_TESTS} only (a lower bound)` : 'against every test that reaches a mutant';
+const scope = `${files}, ${tests}`;
 if (args === undefined) {
-	console.log(`Mutation testing: ${scope}, nothing to mutate.`);
+	console.log(`Mutation testing: ${files}, nothing to mutate.`);
 	process.exit(0);
 }
 const stryker = spawnSync('npx', ['stryker', 'run', ...args], { cwd: ROOT, stdio: 'inherit' });
