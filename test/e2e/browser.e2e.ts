@@ -133,6 +133,13 @@ async function saveWorkflow(page: Page, workflow: object): Promise<string> {
 	return id;
 }
 
+/** What 2.1's Timeout fields hold, as their inputs show it (an options field's value is its input's, not text). */
+async function timeoutFields(page: Page): Promise<{ amount: string; unit: string } | undefined> {
+	const field = (name: string) => page.locator(`[data-test-id="parameter-input-${name}"] input`).first();
+	if (!(await field('unit').count())) return undefined;
+	return { amount: await field('amount').inputValue(), unit: await field('unit').inputValue() };
+}
+
 /** Every link on the page into this package's repository, as the browser would open it. */
 async function repositoryLinks(page: Page): Promise<string[]> {
 	return await page.locator('a[href*="n8n-nodes-job-execution/n8n-nodes-job-execution"]').evaluateAll((links) => links.map((link) => (link as unknown as { href: string }).href));
@@ -331,15 +338,17 @@ describeWithChromium('the README quick start in a browser (n8n 2.41.1)', () => {
 			await page.locator(`a[href*="${new URL(REPOSITORY).pathname}"]`).first().waitFor({ timeout: 30_000 });
 			const text = await page.locator('body').innerText();
 			expect(text).toContain(`${name}\nDocs`);
-			return { text, links: await repositoryLinks(page) };
+			return { text, links: await repositoryLinks(page), timeout: await timeoutFields(page) };
 		};
 		const v21 = await panelOf(newer, 'Newer submit', 'Amount');
 		log(`2.1 panel links: ${v21.links.join(', ')}`);
 		expect(v21.links).toContain(`${REPOSITORY}#operations`);
 		expect(v21.links.filter((href) => href.includes('utm_'))).toEqual([]);
-		// One Timeout setting, its Amount and its Unit (Minutes, as saved) shown together.
+		// One Timeout setting, its Amount and its Unit (Minutes, as saved) shown together: the values are in the
+		// fields' inputs, not in the page's text (the Amount with two decimals: its numberPrecision).
 		const timeout = v21.text.slice(v21.text.indexOf('Timeout'));
-		expect(timeout).toMatch(/^Timeout\b[\s\S]*\bAmount\b[\s\S]*\bUnit\b[\s\S]*\bMinutes\b/);
+		expect(timeout).toMatch(/^Timeout\b[\s\S]*\bAmount\b[\s\S]*\bUnit\b/);
+		expect(v21.timeout).toEqual({ amount: '2.00', unit: 'Minutes' });
 		expect(v21.text).not.toContain('Timeout Unit');
 		expect(v21.text).not.toContain('Timeout (Seconds)');
 		const v2 = await panelOf(older, 'Older submit', 'Timeout (Seconds)');
@@ -361,14 +370,31 @@ describeWithChromium('the README quick start in a browser (n8n 2.41.1)', () => {
 		const id = await saveWorkflow(page, { name: 'Browser e2e: adding Timeout (removed with the data folder)', nodes: [blank], connections: {}, settings: {} });
 		await page.goto(`${printed.editor}/workflow/${id}`);
 		await page.locator('.vue-flow__node').filter({ hasText: 'Fresh submit' }).dblclick({ force: true });
-		await page.getByText('Add Setting', { exact: true }).first().click({ force: true });
-		// The collection's option list: Timeout, as a builder picks it.
-		await page.locator('[role="option"], .el-select-dropdown__item').filter({ hasText: /^\s*Timeout\s*$/ }).first().click();
-		await page.getByText('Unit', { exact: true }).first().waitFor({ timeout: 30_000 });
+		// Wait Settings' own "Add Setting" list (each collection has one; every list's options stay in the page, hidden):
+		// the innermost block holding the Wait Settings label and an add list.
+		await page.getByText('Wait Settings', { exact: true }).first().waitFor({ timeout: 30_000 });
+		const waitSettings = page.locator('div').filter({ has: page.getByText('Wait Settings', { exact: true }) }).filter({ has: page.locator('[data-test-id="collection-parameter-add"]') }).last();
+		const option = page.locator('[data-test-id="collection-parameter-option"]:visible').filter({ hasText: /^\s*Timeout\s*$/ });
+		try {
+			// A click that lands while the panel is still opening opens no list: it is clicked again until Timeout shows.
+			await until('Timeout in the Wait Settings list', async () => {
+				if (await option.count()) return true;
+				await waitSettings.locator('[data-test-id="collection-parameter-add"]').first().click();
+				return await option.first().waitFor({ timeout: 5_000 }).then(() => true, () => false);
+			}, 60_000);
+			await option.first().click();
+			await page.locator('[data-test-id="parameter-input-unit"] input').first().waitFor({ timeout: 30_000 });
+		} catch (error) {
+			await page.screenshot({ path: join(dataDir, '..', `browser-e2e-add-timeout-${process.pid}.png`) }).catch(() => undefined);
+			log(`Timeout was not added; the page shows: ${(await page.locator('body').innerText()).slice(0, 3000)}`);
+			throw error;
+		}
 		const text = await page.locator('body').innerText();
 		const added = text.slice(text.indexOf('Timeout'));
-		log(`after adding Timeout: ${added.slice(0, 200).replace(/\n+/g, ' | ')}`);
-		expect(added).toMatch(/^Timeout\b[\s\S]*\bAmount\b[\s\S]*\bUnit\b[\s\S]*\bHours\b/);
+		const fields = await timeoutFields(page);
+		log(`after adding Timeout: ${added.slice(0, 200).replace(/\n+/g, ' | ')}; its fields: ${JSON.stringify(fields)}`);
+		expect(added).toMatch(/^Timeout\b[\s\S]*\bAmount\b[\s\S]*\bUnit\b/);
+		expect(fields).toEqual({ amount: '1.00', unit: 'Hours' });
 		await page.keyboard.press('Escape');
 	});
 
@@ -390,7 +416,11 @@ describeWithChromium('the README quick start in a browser (n8n 2.41.1)', () => {
 		await page.goto(`${printed.editor}/home/workflows`);
 		const id = await saveWorkflow(page, { name: 'Browser e2e: a failed job in Kolkata (removed with the data folder)', nodes: [start, submit], connections, settings: { timezone: 'Asia/Kolkata' } });
 		await page.goto(`${printed.editor}/workflow/${id}`);
-		await page.locator('[data-test-id="execute-workflow-button"]').or(page.getByRole('button', { name: /Execute workflow/i })).first().click();
+		// The Start node's own Execute workflow button: the canvas pane lies over it for the pointer, so the click is
+		// sent to the button itself.
+		const execute = page.locator(`[data-test-id="execute-workflow-button-${start.name}"]`).first();
+		await execute.waitFor({ timeout: 30_000 });
+		await execute.dispatchEvent('click');
 		await page.locator('.vue-flow__node').filter({ hasText: submit.name }).dblclick({ force: true });
 		const reason = page.getByText(/target table INVENTORY is locked by another session/).first();
 		try {
