@@ -9,6 +9,8 @@ import { createServer, request } from 'http';
 import type { IncomingMessage, ServerResponse } from 'http';
 import type { AddressInfo } from 'net';
 
+import { mulberry32 } from '../server/random';
+
 export interface LimitedServiceOptions {
 	/** Requests served at once. */
 	capacity: number;
@@ -35,18 +37,6 @@ export interface LimitedService {
 	close(): Promise<void>;
 }
 
-/** A small seeded generator (mulberry32): the same seed draws the same scattered errors. */
-function seeded(seed: number): () => number {
-	let state = seed >>> 0;
-	return () => {
-		state = (state + 0x6d2b79f5) >>> 0;
-		let t = state;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
-
 function refuse(req: IncomingMessage, res: ServerResponse, status: number, retryAfter?: string): void {
 	req.resume();
 	res.writeHead(status, { 'content-type': 'application/json', connection: 'close', ...(retryAfter === undefined ? {} : { 'retry-after': retryAfter }) });
@@ -55,7 +45,7 @@ function refuse(req: IncomingMessage, res: ServerResponse, status: number, retry
 
 export async function startLimitedService(target: string, options: LimitedServiceOptions): Promise<LimitedService> {
 	const upstream = new URL(target);
-	const draw = options.scatteredBusy ? seeded(options.scatteredBusy.seed) : undefined;
+	const draw = options.scatteredBusy ? mulberry32(options.scatteredBusy.seed) : undefined;
 	const queue: Array<() => void> = [];
 	const counts = { busy: 0, peak: 0, refused: 0, scattered: 0, served: 0, submissions: 0 };
 	const release = () => {
