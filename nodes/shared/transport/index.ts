@@ -7,7 +7,7 @@ import type {
 	IPollFunctions,
 } from 'n8n-workflow';
 
-import type { AnswerSignal, RequestPace } from '../adaptiveLimit';
+import type { AnswerSignal, PaceRefusal, PaceTicket, RequestPace } from '../adaptiveLimit';
 import type { AnswerHold } from '../answerBudget';
 import { answerReservation } from '../answerBudget';
 import { secretForms, shortKeyProblem } from '../redaction';
@@ -266,15 +266,23 @@ async function attemptOnce(context: ApiContext, connection: ResolvedConnection, 
 	});
 }
 
+/** What a pace gave a request: a slot, a refusal to wait out a pause, or nothing (the execution was cancelled). */
+type Slot = PaceTicket | PaceRefusal | undefined;
+
+/** A free slot at once; only a request that must wait for one awaits it. */
+async function takeSlot(pace: RequestPace, callLeftMs: number): Promise<Slot> {
+	return pace.takeNow() ?? (await pace.slot(callLeftMs));
+}
+
 /**
- * An attempt sent when the connection's pace (if any) gives it a slot, and whose outcome the pace hears of. It ends by
- * `ceilingAt`, its call's wall ceiling (withRetries), and is not sent once that passed while it waited for a slot.
+ * An attempt sent when the connection's pace (if any) gives it a slot (`taken`: one its call already waited for), and
+ * whose outcome the pace hears of. It ends by `ceilingAt`, its call's wall ceiling (withRetries), and is not sent once
+ * that passed while it waited for a slot.
  */
-async function pacedAttempt(context: ApiContext, connection: ResolvedConnection, call: ApiCall, limitMs: number, clock: DeadlineClock, endAt: number | undefined, ceilingAt: number, callLeftMs = limitMs): Promise<Attempt> {
+async function pacedAttempt(context: ApiContext, connection: ResolvedConnection, call: ApiCall, limitMs: number, clock: DeadlineClock, endAt: number | undefined, ceilingAt: number, callLeftMs = limitMs, taken?: { slot: Slot }): Promise<Attempt> {
 	const pace = connection.pace;
 	if (!pace) return await attemptOnce(context, connection, call, limitMs, clock, ceilingAt);
-	// A free slot is taken at once; only a request that must wait for one awaits it.
-	const ticket = pace.takeNow() ?? (await pace.slot(callLeftMs));
+	const ticket = taken ? taken.slot : await takeSlot(pace, callLeftMs);
 	if (!ticket) return { failure: { kind: 'network', code: 'ABORTED', detail: '' } };
 	// A Retry-After pause longer than the call can wait: never sent, it fails now as the refusal would, saying when.
 	if ('refusedFor' in ticket) return { failure: { kind: 'status', statusCode: ticket.statusCode, body: '', retryAfterMs: ticket.refusedFor, notSent: true } };
@@ -405,19 +413,29 @@ async function onItsOwnClock(context: ApiContext, connection: ResolvedConnection
 	}
 }
 
+/** A call's own limit, from now: the call's, or less when the caller's end (a Wait's Timeout) comes sooner. */
+function callBudget(options: ApiRequestOptions): number {
+	return Math.min((options.deadline ?? Infinity) - Date.now(), transportTiming.callMs);
+}
+
 async function withRetries(context: ApiContext, connection: ResolvedConnection, call: ApiCall, options: ApiRequestOptions, clock: DeadlineClock): Promise<ApiResponse> {
-	const started = options.startedAt ?? Date.now();
-	// The call's limit counts waiting time, as each attempt's does: the node's own work never uses it up. A bound that
-	// began before the call (a trigger poll, by its startedAt) counts from its start, the node's work between calls left out.
+	// A bound that began before the call (a trigger poll, by its startedAt) counts from its start, the node's work
+	// between calls left out. Any other call starts when its first request may be sent: the wait for a slot (and the
+	// answer budget it takes) is n8n's own queue, never the service's time nor a reason to fail (guarantees.md).
 	const shared = options.startedAt !== undefined && options.deadline !== undefined;
-	const budget = shared ? Math.min((options.deadline as number) - started, transportTiming.callMs) : Math.min((options.deadline ?? Infinity) - Date.now(), transportTiming.callMs);
+	const first = !shared && connection.pace ? { slot: await takeSlot(connection.pace, callBudget(options)) } : undefined;
+	const started = options.startedAt ?? Date.now();
+	// The call's limit counts waiting time, as each attempt's does: the node's own work never uses it up.
+	const budget = shared ? Math.min((options.deadline as number) - started, transportTiming.callMs) : callBudget(options);
 	const waitedAtStart = shared ? waitedAtStartOf(started, clock.waited) : clock.waited();
 	// The run's ceiling is the run's (a shared bound's is its poll's): every attempt ends by it, however late it starts.
 	const ceilingAt = wallCeilingAt(started, budget);
 	for (let attempt = 0; ; attempt++) {
 		// A call's first attempt has its whole budget (no time has passed since it was counted); a shared bound's is counted.
 		const left = Date.now() >= ceilingAt ? 0 : attempt === 0 && !shared ? budget : budget - (clock.waited() - waitedAtStart);
-		const outcome = left > 0 ? await pacedAttempt(context, connection, call, Math.min(left, transportTiming.attemptMs), clock, options.deadline, ceilingAt, left) : LATE;
+		// A slot taken is always given back through the attempt, which sends nothing when no time is left.
+		const taken = attempt === 0 ? first : undefined;
+		const outcome = left > 0 || taken ? await pacedAttempt(context, connection, call, Math.min(left, transportTiming.attemptMs), clock, options.deadline, ceilingAt, left, taken) : LATE;
 		if (outcome.response) return outcome.response;
 		// A deadline failure reports the time spent since the bound began (this call, or the poll it is part of).
 		const failure: Failure =
