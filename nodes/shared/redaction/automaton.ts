@@ -54,7 +54,7 @@ function unitClass(code: number, fold: Uint16Array): string {
  * that fold as it does, so it finds all the automaton can): where none starts, no form does, and the scanner, back
  * at its root, skips ahead to the next place one might.
  */
-function prefixSearch(forms: readonly string[], fold: Uint16Array): RegExp {
+function prefixSearch(forms: readonly string[], fold: Uint16Array, joint = ''): RegExp {
 	const classes = new Map<number, string>();
 	const classOf = (code: number) => {
 		const known = classes.get(fold[code]);
@@ -66,7 +66,7 @@ function prefixSearch(forms: readonly string[], fold: Uint16Array): RegExp {
 	const prefixes = new Set<string>();
 	for (const form of forms) {
 		let prefix = '';
-		for (let at = 0; at < Math.min(PREFIX_CHARS, form.length); at++) prefix += classOf(form.charCodeAt(at));
+		for (let at = 0; at < Math.min(PREFIX_CHARS, form.length); at++) prefix += (at > 0 ? joint : '') + classOf(form.charCodeAt(at));
 		prefixes.add(prefix);
 	}
 	return prefixes.size === 0 ? /$^/g : new RegExp([...prefixes].join('|'), 'g');
@@ -99,6 +99,8 @@ export class Automaton {
 	readonly shortest: number;
 	/** Where a form may start: its first characters (PREFIX_CHARS), in any case, as one native search. */
 	starts: RegExp = /$^/g;
+	/** The same, with a line break allowed between them: where a form may start in the text's unwrap reading. */
+	wrappedStarts: RegExp = /$^/g;
 	/** The tables above as typed arrays, for the scanner's loop. */
 	tables = { childCode: new Int32Array(0), childState: new Int32Array(0), formAt: new Int32Array(0) };
 
@@ -109,6 +111,11 @@ export class Automaton {
 		this.shortest = this.lengths.length === 0 ? Infinity : Math.min(...this.lengths);
 		this.link();
 		this.starts = prefixSearch(forms.map((form) => form.text), fold);
+		this.wrappedStarts = prefixSearch(
+			forms.map((form) => form.text),
+			fold,
+			'(?:\\r\\n|\\r|\\n)?',
+		);
 		this.tables = { childCode: Int32Array.from(this.childCode), childState: Int32Array.from(this.childState), formAt: Int32Array.from(this.formAt) };
 	}
 
@@ -245,7 +252,7 @@ export class Scanner {
 	reset(): void {
 		this.state = 0;
 		this.read = 0;
-		this.pendingStarts.length = 0;
+		if (this.pendingStarts.length > 0) this.pendingStarts.length = 0;
 	}
 
 	/** Where the earliest form that may still be found starts in the text, or Infinity. */
@@ -331,7 +338,7 @@ export class Scanner {
 	/** The reading ended: a token waiting for its edge after has none. */
 	finish(): void {
 		for (const start of this.pendingStarts) this.found(start, this.ends[this.pendingAt & this.mask], Kind.Token);
-		this.pendingStarts.length = 0;
+		if (this.pendingStarts.length > 0) this.pendingStarts.length = 0;
 	}
 
 	private report(form: number): void {
@@ -359,6 +366,6 @@ export class Scanner {
 	private settle(code: number, start: number): void {
 		const end = this.ends[this.pendingAt & this.mask];
 		if (!(isAlphanumeric(code) && end >= start)) for (const first of this.pendingStarts) this.found(first, end, Kind.Token);
-		this.pendingStarts.length = 0;
+		if (this.pendingStarts.length > 0) this.pendingStarts.length = 0;
 	}
 }

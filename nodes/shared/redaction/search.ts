@@ -6,7 +6,7 @@
  */
 import { Automaton, Kind, Scanner } from './automaton';
 import { modelForms } from './forms';
-import { Chars, Decode, HEX_JOINT, HexDump, Unwrap } from './readings';
+import { Chars, Decode, HEX_JOINT, HexDump, mayHoldHexRun, Unwrap } from './readings';
 import type { Stage } from './readings';
 
 /** Characters of the text read per step, whatever the keys: a step's work is a bounded multiple of this. */
@@ -29,13 +29,15 @@ interface Compiled {
 	automaton: Automaton;
 	plusIsSpace: boolean;
 	numbers: number[];
+	/** The shortest hex form: the hex readings keep only runs of hex digits as long. */
+	shortestHex: number;
 	/** Readers no step holds, kept for the next text (a reader holds a text's every reading state). */
 	idle: Reader[];
 }
 
-/** Which readings a text needs: none where they would read it unchanged. */
+/** Which readings a text needs: none where they would read it unchanged, or could find nothing. */
 interface Plan {
-	/** The text holds a line break or a character that may start an escape: the unwrap-and-decode reading. */
+	/** The unwrap-and-decode reading: the text holds a character that may start an escape, or a line break. */
 	escapes: boolean;
 	/**
 	 * The text holds a character that may start an escape: the decode, and the second reading. Without one, reading
@@ -48,11 +50,24 @@ interface Plan {
 	dumpRead: boolean;
 }
 
+/**
+ * The readings a text needs. Without escapes, a line break makes one reading (unwrapped) that could find what the text
+ * does not: it is made when a form may start in it (the automaton's native search, a lone line break allowed between
+ * the characters it looks for), or when its hex reading may hold a hex form. A hex reading is made only where a run
+ * of hex digits as long as the shortest hex form may be (mayHoldHexRun).
+ */
 function planFor(compiled: Compiled, text: string): Plan {
 	const twice = (compiled.plusIsSpace ? /[%\\&+]/ : /[%\\&]/).test(text);
-	const escapes = twice || /[\r\n]/.test(text);
-	const hex = compiled.automaton.kinds.includes(Kind.Hex);
+	const breaks = /[\r\n]/.test(text);
+	const hex = compiled.shortestHex < Infinity && (twice || mayHoldHexRun(text, compiled.shortestHex));
+	const escapes = twice || (breaks && (hex || formMayStart(compiled.automaton.wrappedStarts, text)));
 	return { escapes, twice, dump: hex && HEX_JOINT.test(text), dumpRead: hex && escapes };
+}
+
+/** Whether a search of forms' first characters (Automaton.starts, wrappedStarts) finds one in the text. */
+function formMayStart(starts: RegExp, text: string): boolean {
+	starts.lastIndex = 0;
+	return starts.test(text);
 }
 
 /** The state of every reading of one text, and the ranges found so far. */
@@ -63,15 +78,16 @@ class Reader {
 	private readonly decodeOnce: Decode;
 	private readonly unwrapTwice = new Unwrap();
 	private readonly decodeTwice: Decode;
-	private readonly dump = new HexDump();
-	private readonly dumpRead = new HexDump();
-	private readonly dumpReadTwice = new HexDump();
+	private readonly dump: HexDump;
+	private readonly dumpRead: HexDump;
+	private readonly dumpReadTwice: HexDump;
 	private readonly scanners: Scanner[];
 	ranges: Range[] = [];
 
 	constructor(compiled: Compiled) {
 		this.decodeOnce = new Decode(compiled.plusIsSpace);
 		this.decodeTwice = new Decode(compiled.plusIsSpace);
+		[this.dump, this.dumpRead, this.dumpReadTwice] = [0, 1, 2].map(() => new HexDump(compiled.shortestHex));
 		const found = (start: number, end: number, kind: Kind) => this.add(start, kind === Kind.Hex ? lineEnd(this.source, end) : end);
 		this.scanners = [false, false, false, true, true, true].map((hexOnly) => new Scanner(compiled.automaton, hexOnly, found));
 	}
@@ -158,9 +174,11 @@ function replaceRanges(text: string, found: Range[], keep: number): string {
 function* redactSteps(compiled: Compiled, text: string, keep: number): Generator<number, string, void> {
 	const kept = Math.min(keep, text.length);
 	if (text.length < compiled.automaton.shortest) return kept === text.length ? text : text.slice(0, kept);
+	const plan = planFor(compiled, text);
+	// Only the text itself to search, and no form's start in it: nothing to hide.
+	if (!plan.escapes && !plan.dump && !formMayStart(compiled.automaton.starts, text)) return kept === text.length ? text : text.slice(0, kept);
 	const reader = compiled.idle.pop() ?? new Reader(compiled);
 	reader.start(text);
-	const plan = planFor(compiled, text);
 	for (let from = 0; ; from += STEP_CHARS) {
 		const to = Math.min(text.length, from + STEP_CHARS);
 		const final = to === text.length;
@@ -201,7 +219,9 @@ export function redactionWork(secrets: readonly string[]): RedactionWork {
 	const known = compiledWork.get(secrets);
 	if (known) return known;
 	const model = modelForms(secrets);
-	const compiled: Compiled = { automaton: new Automaton(model.forms), plusIsSpace: model.plusIsSpace, numbers: model.numbers, idle: [] };
+	const automaton = new Automaton(model.forms);
+	const shortestHex = Math.min(...automaton.lengths.filter((_, form) => automaton.kinds[form] === Kind.Hex));
+	const compiled: Compiled = { automaton, plusIsSpace: model.plusIsSpace, numbers: model.numbers, shortestHex, idle: [] };
 	const now = (text: string) => {
 		let work = 0;
 		const steps = redactSteps(compiled, text, text.length);
