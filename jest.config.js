@@ -17,10 +17,10 @@ module.exports = {
 	// Type errors are caught by `npm run typecheck`; tests only transpile, which keeps them fast.
 	transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
 	testTimeout: 30000,
-	// More workers than cores (jest's default keeps one core free, which on a 2-core machine runs every file in a row):
-	// most node and server tests wait on sockets and timers, so a third file side by side on two cores fills the waits.
-	// (A percentage past 100 % is read by jest as a count, so the number is worked out here.)
-	maxWorkers: Math.ceil(cpuCount() * 1.5),
+	// Twice as many workers as cores (jest's default keeps one core free, which on a 2-core machine runs every file in a
+	// row): most node and server tests wait on sockets and timers, so four files side by side on two cores fill the
+	// waits. (A percentage past 100 % is read by jest as a count, so the number is worked out here.)
+	maxWorkers: cpuCount() * 2,
 	// A complete green run records the tree it tested; `npm publish` refuses any other (scripts/release-stamp.cjs).
 	reporters: ['default', '<rootDir>/scripts/jest-release-stamp.cjs'],
 };

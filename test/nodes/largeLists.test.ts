@@ -1,91 +1,29 @@
 /**
  * Real-size job lists (issue 26 §1) through n8n's engine against a service on 127.0.0.1 that sends exact bytes
- * (testkit/hostileServer.ts, lists from testkit/largeLists.ts): 100 finished jobs with 100 KiB and 1 MiB logs (9.9
- * and 100 MiB on the wire). The trigger fires for each newly finished job, Get Many returns the 100 jobs, the Job ID
- * list lists them; a list within 8 MiB comes out exactly as the service sent it, a longer one has each field over
- * 65,536 characters cut and its job says so (`cutInList`), at the edges of both bounds. The memory and event-loop
- * figures of one poll, Get Many and the Job ID list over 100 jobs of 1 MiB logs (each in a child process) are in the
- * soak tier: test/soak/largeListsMemory.soak.test.ts.
+ * (testkit/hostileServer.ts, lists from testkit/largeLists.ts): 100 finished jobs with 100 KiB logs (9.9 MiB on the
+ * wire, past the 8 MiB kept whole; the same cases with 1 MiB logs, 100 MiB, run in the soak tier:
+ * test/soak/largeLists1MiB.soak.test.ts). The trigger fires for each newly finished job, Get Many returns the 100
+ * jobs, the Job ID list lists them (testkit/largeListCases.ts); a list within 8 MiB comes out exactly as the service
+ * sent it, a longer one has each field over 65,536 characters cut and its job says so (`cutInList`), at the edges of
+ * both bounds. The memory and event-loop figures of one poll, Get Many and the Job ID list over 100 jobs of 1 MiB
+ * logs (each in a child process) are in the soak tier: test/soak/largeListsMemory.soak.test.ts.
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { cutMarker, LIST_CUT_FIELD, LIST_KEPT_WHOLE_BYTES, listCutNote, MAX_LIST_FIELD_CHARS, transportTiming } from '../../nodes/shared/transport';
+import { cutMarker, LIST_CUT_FIELD, LIST_KEPT_WHOLE_BYTES, listCutNote, MAX_LIST_FIELD_CHARS } from '../../nodes/shared/transport';
 import { runActionNode } from '../../testkit/engine';
-import type { CredentialsMap } from '../../testkit/engine';
 import { jobStatus } from '../../testkit/hostileServer';
 import { serversClosedAfterEach } from '../../testkit/hostileServers';
-import type { Script } from '../../testkit/hostileServer';
-import { jobId, listText, LOG_100_KIB, LOG_1_MIB, realisticLog } from '../../testkit/largeLists';
+import { describeFinishedJobs, liftedLimitsForLists, lists, LISTS_TOKEN as TOKEN, listsCredentials as credentials, range } from '../../testkit/largeListCases';
+import { jobId, listText, LOG_100_KIB, LOG_1_MIB } from '../../testkit/largeLists';
 import { searchList } from '../../testkit/listSearch';
 import { createPoller } from '../../testkit/poller';
 import { expectNoSecrets } from '../../testkit/secrets';
 
-const TOKEN = 'lists-token-&<>"\'+/%-9d';
-const credentials = (url: string): CredentialsMap => ({ jobExecutionApi: { baseUrl: url, authType: 'bearerToken', token: TOKEN } });
-const range = (from: number, count: number) => Array.from({ length: count }, (_, i) => from + i);
-
 const serve = serversClosedAfterEach();
 
-/** Active and history lists as the script's current texts (a test swaps them between polls). */
-function lists(texts: { active: string; history: string; all?: string }): Script {
-	return (request) => {
-		if (request.target.endsWith('filter=active')) return { kind: 'raw', text: texts.active };
-		if (request.target.endsWith('filter=history')) return { kind: 'raw', text: texts.history };
-		return { kind: 'raw', text: texts.all ?? texts.history };
-	};
-}
-
-// These tests prove what comes out of 100 MiB lists, not deadlines (deadlineMeasuresService.test.ts and
-// hostileService.test.ts do): the attempt and call limits are lifted, so a machine busy with other work, on which
-// reading 100 MiB takes several times as long, cannot end a read at its wall ceiling.
-const saved = { ...transportTiming, retryDelaysMs: [...transportTiming.retryDelaysMs] };
-beforeAll(() => Object.assign(transportTiming, { retryDelaysMs: [1, 1, 1], attemptMs: 110_000, callMs: 110_000 }));
-afterAll(() => Object.assign(transportTiming, saved));
-
-describe.each([
-	['100 KiB', LOG_100_KIB],
-	['1 MiB', LOG_1_MIB],
-])('100 finished jobs with %s logs', (_, logBytes) => {
-	test('the trigger fires once for each of the 10 newly finished jobs; their logs are cut and say so', async () => {
-		const texts = { active: listText(range(100, 10), 0, 'RUNNING'), history: listText(range(0, 100), logBytes) };
-		expect(texts.history.length).toBeGreaterThan(LIST_KEPT_WHOLE_BYTES);
-		const server = await serve(lists(texts));
-		const poller = createPoller({ triggerOn: 'statuses', statuses: ['COMPLETED'] }, credentials(server.url));
-		expect(await poller.poll()).toBeNull();
-		texts.active = '[]';
-		texts.history = listText([...range(100, 10), ...range(10, 90)], logBytes);
-		const events = (await poller.poll()) ?? [];
-		expect(events.map((event) => event.json.id)).toEqual(range(100, 10).map(jobId));
-		for (const { json } of events) {
-			const full = realisticLog(String(json.id), logBytes);
-			expect(json.log === full.slice(0, MAX_LIST_FIELD_CHARS) + cutMarker(full.length - MAX_LIST_FIELD_CHARS)).toBe(true);
-			expect(json[LIST_CUT_FIELD]).toEqual({ fields: ['log'], note: listCutNote() });
-			expect(json.event).toBe('statusChanged');
-		}
-		expect(await poller.poll()).toBeNull();
-		expect(server.requests).toHaveLength(6);
-	}, 120_000);
-
-	test('Get Many returns the 100 jobs, each log cut with its marker, every other field whole; the Job ID list lists them', async () => {
-		const text = listText(range(0, 100), logBytes);
-		const server = await serve(lists({ active: '[]', history: text, all: text }));
-		const result = await runActionNode({ credentials: credentials(server.url), parameters: { resource: 'job', operation: 'getMany', returnAll: true } });
-		expect(result.error).toBeUndefined();
-		expect(result.json).toHaveLength(100);
-		const sent = JSON.parse(text) as IDataObject[];
-		result.json.forEach((job, n) => {
-			const { log, [LIST_CUT_FIELD]: marker, ...rest } = job;
-			const { log: fullLog, ...sentRest } = sent[n];
-			expect(rest).toEqual(sentRest);
-			expect(log === String(fullLog).slice(0, MAX_LIST_FIELD_CHARS) + cutMarker(String(fullLog).length - MAX_LIST_FIELD_CHARS)).toBe(true);
-			expect(marker).toEqual({ fields: ['log'], note: listCutNote() });
-		});
-		expectNoSecrets(result, credentials(server.url));
-		const found = await searchList('searchJobs', { authentication: 'jobExecutionApi' }, credentials(server.url));
-		expect(found.results).toHaveLength(100);
-		expect(new Set(found.results.map((item) => item.value))).toEqual(new Set(range(0, 100).map(jobId)));
-	}, 120_000);
-});
+liftedLimitsForLists();
+describeFinishedJobs('100 KiB', LOG_100_KIB);
 
 /**
  * A list of `count` jobs whose JSON text is exactly `bytes` bytes (ASCII): logs of 60,000 characters (under the
