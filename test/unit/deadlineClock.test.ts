@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 
 import { AttemptStop, DeadlineClock, wallCeiling } from '../../nodes/shared/transport';
+import { waitedAtStart } from '../../nodes/shared/transport/deadlineClock';
 
 beforeEach(() => jest.useFakeTimers({ now: 1_000_000 }));
 afterEach(() => jest.useRealTimers());
@@ -269,4 +270,86 @@ test('the clock looks at the waiting time only once a deadline may be due: not b
 	await advance(1);
 	expect(late).toHaveBeenCalledTimes(1);
 	expect(looks).toBe(2);
+});
+
+describe('what the clock keeps (mutation survivors, issue 48)', () => {
+	test('finished entries are swept once more than 64 are and they are over half of those kept, not one sooner', () => {
+		const clock = quietClock();
+		const entries = Array.from({ length: 130 }, () => clock.add(60_000, jest.fn()));
+		// 65 of 130 finished: more than 64, but not over half: kept.
+		entries.slice(0, 65).forEach((entry) => clock.finish(entry));
+		expect(clock.held).toBe(130);
+		// The 66th: over half, swept.
+		clock.finish(entries[65]);
+		expect(clock.held).toBe(64);
+		expect(clock.pending).toBe(64);
+	});
+
+	test('64 finished entries are kept even when they are most of the list; the 65th sweeps them', () => {
+		const clock = quietClock();
+		const entries = Array.from({ length: 100 }, () => clock.add(60_000, jest.fn()));
+		entries.slice(0, 64).forEach((entry) => clock.finish(entry));
+		expect(clock.held).toBe(100);
+		clock.finish(entries[64]);
+		expect(clock.held).toBe(35);
+	});
+
+	test('an entry finished twice counts once', () => {
+		const clock = quietClock();
+		const entry = clock.add(1000, jest.fn());
+		clock.add(1000, jest.fn());
+		clock.finish(entry);
+		clock.finish(entry);
+		expect(clock.pending).toBe(1);
+	});
+
+	test('a finished entry is never told it is late, even when a wake finds it due', async () => {
+		let waited = 0;
+		const clock = new DeadlineClock(Date.now, () => waited);
+		const finished = jest.fn();
+		const other = jest.fn();
+		const entry = clock.add(100, finished);
+		clock.add(100, other);
+		clock.finish(entry);
+		waited = 100;
+		await advance(100);
+		expect(other).toHaveBeenCalledTimes(1);
+		expect(finished).not.toHaveBeenCalled();
+	});
+
+	test('after a wake, the clock sleeps until the next entry may be due, not again at once', async () => {
+		let reads = 0;
+		const clock = new DeadlineClock(Date.now, () => {
+			reads++;
+			return Date.now();
+		});
+		const first = jest.fn();
+		clock.add(100, first);
+		clock.add(60_000, jest.fn());
+		const added = reads;
+		await advance(100);
+		expect(first).toHaveBeenCalledTimes(1);
+		// One wake at 100 ms read the waiting time; none more for the next 10 s (the other entry is due at 60 s).
+		await advance(10_000);
+		expect(reads - added).toBe(1);
+	});
+});
+
+describe('the waiting time counted at the start of a bound shared by several calls (waitedAtStart)', () => {
+	test('as if the loop had waited since the bound began; a start still ahead counts from now', () => {
+		expect(waitedAtStart(4_000_001, () => 1000, 4_001_001)).toBe(0);
+		expect(waitedAtStart(4_002_001, () => 700, 4_001_001)).toBe(700);
+	});
+
+	test('kept for the bound, the oldest of more than 256 forgotten', () => {
+		// Fill the marks with bounds of their own first, whatever other tests left.
+		for (let n = 0; n < 300; n++) waitedAtStart(5_000_000 + n, () => 0, 5_000_000 + n);
+		const starts = Array.from({ length: 256 }, (_, n) => 6_000_000 + n);
+		for (const start of starts) waitedAtStart(start, () => 0, start);
+		// All 256 are kept: asked again with another waiting time, the first gives its mark.
+		expect(waitedAtStart(starts[0], () => 999, starts[0])).toBe(0);
+		// The 257th pushes the oldest (the first) out: asked again, it is counted anew.
+		waitedAtStart(6_000_256, () => 0, 6_000_256);
+		expect(waitedAtStart(starts[0], () => 999, starts[0])).toBe(999);
+	});
 });

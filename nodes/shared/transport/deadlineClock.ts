@@ -137,6 +137,11 @@ export class DeadlineClock {
 		if (this.finishedCount > SWEEP_AFTER && this.finishedCount * 2 > this.entries.length) this.sweep();
 	}
 
+	/** Entries kept: the pending, and finished ones until swept (past SWEEP_AFTER, never more than the pending again). */
+	get held(): number {
+		return this.entries.length;
+	}
+
 	/** Deadlines not finished nor passed. */
 	get pending(): number {
 		return this.entries.length - this.finishedCount;
