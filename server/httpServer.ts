@@ -88,7 +88,7 @@ export interface ReferenceServer {
 	// Number of data-file writes done (0 without --data).
 	dataFileWrites(): number;
 	// The data file's size, its kept records' bytes and its rewrites so far (undefined without --data).
-	dataFileStats(): { fileBytes: number; keptBytes: number; keptJobs: number; compactions: number } | undefined;
+	dataFileStats(): { fileBytes: number; keptBytes: number; keptJobs: number; compactions: number; compacting: boolean } | undefined;
 	// Temp files of interrupted writes removed at start (0 without --data).
 	leftoversRemoved: number;
 	// Bytes of an unfinished last record (kill -9 mid-write) ignored and cut at start (0 without --data).

@@ -146,8 +146,8 @@ export class JobJournal {
 	}
 
 	// Bytes of the file and of its kept job records.
-	stats(): { fileBytes: number; keptBytes: number; keptJobs: number } {
-		return { fileBytes: this.size, keptBytes: this.keptBytes, keptJobs: this.kept.size };
+	stats(): { fileBytes: number; keptBytes: number; keptJobs: number; compacting: boolean } {
+		return { fileBytes: this.size, keptBytes: this.keptBytes, keptJobs: this.kept.size, compacting: this.compacting !== undefined };
 	}
 
 	private exclusive<T>(step: () => Promise<T>): Promise<T> {
