@@ -14,7 +14,7 @@
  */
 import fc from 'fast-check';
 
-import { redact, secretForms, STEP_CHARS } from '../../nodes/shared/redaction';
+import { redact, redactionWork, secretForms, STEP_CHARS } from '../../nodes/shared/redaction';
 import { Chars, HexDump, mayHoldHexRun, readThrough, stringOf, Unwrap } from '../../nodes/shared/redaction/readings';
 import { MODEL_SEED } from '../../testkit/redactionModel';
 
@@ -130,4 +130,18 @@ test('a run long enough before a piece\'s end goes on into the next piece, thoug
 	const text = `${filler.repeat(Math.ceil(start / filler.length)).slice(0, start - 1)}z${'b'.repeat(110)}z${filler.repeat(Math.ceil((2 * STEP_CHARS) / filler.length))}`;
 	expect(longRunsAtOnce(text, length)).toEqual(['b'.repeat(110)]);
 	expect(longRunsInPieces(text, length)).toEqual(['b'.repeat(110)]);
+});
+
+test('a text the shortcuts leave alone still counts its work: at least half a unit per character, so the caller gives the event loop its turns (fuzz soak, seed 1000: a huge status blocked 222 ms)', () => {
+	const work = redactionWork(secretForms(['Wr4pped-key_0123456789']));
+	fc.assert(
+		fc.property(fc.oneof(dumpText(200), fc.string({ maxLength: 200 }), fc.constantFrom('COMPLETED'.repeat(5000), 'plain text, no key\n'.repeat(3000))), (text) => {
+			let counted = 0;
+			const steps = work.steps(text);
+			for (let next = steps.next(); next.done !== true; next = steps.next()) counted += next.value;
+			// A text shorter than every form is returned at once, whatever its content (constant work).
+			if (text.length >= 64) expect(counted).toBeGreaterThanOrEqual(text.length / 2);
+		}),
+		{ seed: MODEL_SEED, numRuns: RUNS },
+	);
 });

@@ -12,6 +12,21 @@ import type { Stage } from './readings';
 /** Characters of the text read per step, whatever the keys: a step's work is a bounded multiple of this. */
 export const STEP_CHARS = 64 * 1024;
 
+/**
+ * The plan's passes over a whole text (planFor, and the search for a form's start), in characters searched per
+ * character: native searches and one plain loop, together about half what a character read through a reading and
+ * searched costs. Counted, so a text the shortcuts leave alone still costs its caller what it took (the fuzz soak's
+ * seed 1000: a huge status counted nothing, and blocked the event loop 222 ms), and bounded like a step: only a text
+ * read whole is planned, and what is read whole is at most 2 Mi characters (MAX_STRING_CHARS).
+ */
+const PLAN_WORK_PER_CHAR = 0.5;
+
+/**
+ * What a hex reading costs per character it reads, in characters searched: its search for what a dump drops, and its
+ * keeping of the rest (it writes little for the automaton to search, so that search no longer stands for its cost).
+ */
+const HEX_READ_COST = 2;
+
 /** Characters after a key's hex up to the end of its line hidden with it: a dump's ASCII column shows the same bytes. */
 const DUMP_LINE_TAIL = 80;
 
@@ -64,6 +79,12 @@ function planFor(compiled: Compiled, text: string): Plan {
 	return { escapes, twice, dump: hex && HEX_JOINT.test(text), dumpRead: hex && escapes };
 }
 
+/** Every reading (the plan of a text not read whole): the hex ones when there are hex forms. */
+function everyReading(compiled: Compiled): Plan {
+	const hex = compiled.shortestHex < Infinity;
+	return { escapes: true, twice: true, dump: hex, dumpRead: hex };
+}
+
 /** Whether a search of forms' first characters (Automaton.starts, wrappedStarts) finds one in the text. */
 function formMayStart(starts: RegExp, text: string): boolean {
 	starts.lastIndex = 0;
@@ -111,17 +132,17 @@ class Reader {
 			const unwrapped = this.unwrapOnce.read(this.text, final);
 			const read = plan.twice ? this.decodeOnce.read(unwrapped, final) : unwrapped;
 			work += this.text.length + unwrapped.length + once.scan(read);
-			if (plan.dumpRead) work += read.length + dumpRead.scan(this.dumpRead.read(read, final));
+			if (plan.dumpRead) work += HEX_READ_COST * read.length + dumpRead.scan(this.dumpRead.read(read, final));
 			if (plan.twice) {
 				const unwrappedTwice = this.unwrapTwice.read(read, final);
 				const readTwice = this.decodeTwice.read(unwrappedTwice, final);
 				work += read.length + unwrappedTwice.length + twice.scan(readTwice);
-				if (plan.dumpRead) work += readTwice.length + dumpReadTwice.scan(this.dumpReadTwice.read(readTwice, final));
+				if (plan.dumpRead) work += HEX_READ_COST * readTwice.length + dumpReadTwice.scan(this.dumpReadTwice.read(readTwice, final));
 			}
 		}
 		if (plan.dump) {
 			const dumped = this.dump.read(this.text, final);
-			work += this.text.length + dump.scan(dumped);
+			work += HEX_READ_COST * this.text.length + dump.scan(dumped);
 		}
 		if (final) for (const scanner of this.scanners) scanner.finish();
 		return work;
@@ -174,7 +195,11 @@ function replaceRanges(text: string, found: Range[], keep: number): string {
 function* redactSteps(compiled: Compiled, text: string, keep: number): Generator<number, string, void> {
 	const kept = Math.min(keep, text.length);
 	if (text.length < compiled.automaton.shortest) return kept === text.length ? text : text.slice(0, kept);
-	const plan = planFor(compiled, text);
+	// A text cut short is read in steps up to its cut (and on while a form begun before it may end), so no pass over
+	// the whole of it is made: every reading, as in a step. A whole text is planned, its plan's work counted, so the
+	// caller gives the event loop its turn.
+	const plan = text.length > kept ? everyReading(compiled) : planFor(compiled, text);
+	if (text.length <= kept) yield Math.ceil(PLAN_WORK_PER_CHAR * text.length);
 	// Only the text itself to search, and no form's start in it: nothing to hide.
 	if (!plan.escapes && !plan.dump && !formMayStart(compiled.automaton.starts, text)) return kept === text.length ? text : text.slice(0, kept);
 	const reader = compiled.idle.pop() ?? new Reader(compiled);
