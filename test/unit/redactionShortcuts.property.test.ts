@@ -4,8 +4,8 @@
  * redaction is the same as with every reading made in full.
  * - mayHoldHexRun: where it says no run of N hex digits may be there, neither the hex reading of the text nor that of
  *   its unwrap reading holds one.
- * - the hex reading read past (HexDump.skippable): a long text read in pieces, as the search reads it, holds the same
- *   runs long enough for a hex form as the text read at once.
+ * - the hex reading read in pieces, as the search reads a long text, holds the same runs long enough for a hex form
+ *   as the text read at once.
  * - the unwrap reading left out where no form's first characters show in it (Automaton.wrappedStarts), and the text
  *   left alone where nothing but itself is read and none shows (Automaton.starts): redact() hides every form, wrapped
  *   anywhere, as the model says (the key's form cut by lone line breaks, in ordinary text).
@@ -34,9 +34,9 @@ function longRunsAtOnce(text: string, length: number): string[] {
 	return (readThrough(text, [new HexDump()]).match(/[0-9a-f]+/g) ?? []).filter((run) => run.length >= length);
 }
 
-/** The same, read in pieces of STEP_CHARS as search.ts reads a text, by a reading that keeps only runs that long. */
+/** The same, read in pieces of STEP_CHARS as search.ts reads a text. */
 function longRunsInPieces(text: string, length: number): string[] {
-	const stage = new HexDump(length);
+	const stage = new HexDump();
 	stage.reset();
 	const piece = new Chars();
 	let reading = '';
@@ -66,7 +66,7 @@ test('mayHoldHexRun says no where the runs are short: a log of dates and words, 
 	expect(mayHoldHexRun(line.repeat(100), 17)).toBe(true);
 });
 
-test('the hex reading read in pieces, its stretches without a long run read past, holds the runs the text read at once does', () => {
+test('the hex reading read in pieces holds the runs the text read at once does', () => {
 	const filler = fc.constantFrom('lorem ipsum 2026 dolor\n', '2026-01-05 09:00:07.125 [main] INFO row 12\n', 'ab cd ef  |zz|\n', 'G');
 	fc.assert(
 		fc.property(dumpText(400), fc.array(filler, { minLength: 1, maxLength: 3 }), fc.nat({ max: 900 }), fc.integer({ min: 8, max: 64 }), (dump, fillers, shift, length) => {
@@ -103,7 +103,7 @@ test('an ASCII column of exactly 18 characters joins the runs on either side of 
 	expect(mayHoldHexRun(text, joined)).toBe(true);
 });
 
-test('a sparse run across the first piece\'s edge (one hex digit in 14 characters) is read whole: the piece is read past only up to a character that ends every run', () => {
+test('a sparse run across the first piece\'s edge (one hex digit in 14 characters) is read whole', () => {
 	const length = 64;
 	const filler = 'lorem ipsum dolor\n';
 	const start = STEP_CHARS - 256 - 40;

@@ -330,24 +330,17 @@ function isSeparator(code: number): boolean {
 	return code === 32 || code === 9 || code === 13 || code === 10 || code === 58 || code === 46 || code === 45;
 }
 
-/** What hexRuns found: a run as long as asked for, and the last character that ends every run (-1: none). */
-interface HexRuns {
-	long: boolean;
-	lastBreak: number;
-}
-
 /**
- * Runs of hex digits in the hex reading of the text, or of its unwrap reading, from `from` on, over-counted in one
- * pass: it reads with more dropped than either reading drops (every white space, line break, colon, dot and dash; any
- * character within 18 others past two white spaces, where an ASCII column may be), so each run those readings make
- * lies in one it counts, no shorter, and a character it breaks a run at, both readings keep, and break there too.
+ * Whether the hex reading of the text, or of its unwrap reading, may hold a run of `length` hex digits: false only
+ * when none can be there. One pass that drops more than either reading drops (every white space, line break, colon,
+ * dot and dash; any character within 18 others past two white spaces, where an ASCII column may be), so each run
+ * those readings make lies in one it counts, no shorter.
  */
-function hexRuns(text: string, from: number, length: number): HexRuns {
+export function mayHoldHexRun(text: string, length: number): boolean {
 	let run = 0;
 	let spaces = 0;
 	let column = 0;
-	let lastBreak = -1;
-	for (let at = from; at < text.length; at++) {
+	for (let at = 0; at < text.length; at++) {
 		const code = text.charCodeAt(at);
 		if (code === 32 || code === 9 || code === 13 || code === 10) {
 			// White space is never counted in a column: it may be a line break the unwrap reading drops.
@@ -356,19 +349,11 @@ function hexRuns(text: string, from: number, length: number): HexRuns {
 		}
 		spaces = 0;
 		if (hexDigit(code) >= 0) {
-			if (++run >= length) return { long: true, lastBreak };
-		} else if (column === 0 && !isSeparator(code)) {
-			run = 0;
-			lastBreak = at;
-		}
+			if (++run >= length) return true;
+		} else if (column === 0 && !isSeparator(code)) run = 0;
 		if (column > 0) column--;
 	}
-	return { long: false, lastBreak };
-}
-
-/** Whether the hex reading of the text, or of its unwrap reading, may hold a run of `length` hex digits (hexRuns). */
-export function mayHoldHexRun(text: string, length: number): boolean {
-	return hexRuns(text, 0, length).long;
+	return false;
 }
 
 /** Whether this machine stores a UTF-16 unit low byte first, as Buffer's utf16le reads it. */
@@ -384,33 +369,16 @@ export function stringOf(chars: Chars, from: number, to: number): string {
 	return text;
 }
 
-/**
- * Hex: the text without what a dump holds besides its bytes (HEX_DROPPED), lower case: a dump read as one run of hex
- * digits. Only hex forms are searched in it (all hex digits, `shortestHex` or more), so it keeps only what can hold
- * one: each run of hex digits at least that long, and one character of each stretch between them as the break.
- */
+/** Hex: the text without what a dump holds besides its bytes (HEX_DROPPED), lower case: a dump read as one run of hex digits. */
 export class HexDump extends Stage {
 	private readonly dropped = new RegExp(HEX_DROPPED.source, 'g');
-	/** The run of hex digits read last while shorter than `shortestHex`: dropped if it ends so. */
-	private readonly run = new Chars();
-	/** The run read last is long enough, and written as it comes. */
-	private long = false;
 
 	/** The character before this piece (an ASCII column follows a byte: the rule looks one character back). */
 	private before = ' ';
 
-	constructor(private readonly shortestHex = 1) {
-		super();
-	}
-
 	reset(): void {
 		super.reset();
-		this.endRun();
 		this.before = ' ';
-	}
-
-	openFrom(): number {
-		return Math.min(super.openFrom(), this.run.length > 0 ? this.run.starts[0] : Infinity);
 	}
 
 	protected readPiece(source: Chars, final: boolean): number {
@@ -418,11 +386,6 @@ export class HexDump extends Stage {
 		if (limit <= 0) return 0;
 		// One character of the text before the piece, so the piece reads as the whole text would.
 		const text = this.before + stringOf(source, 0, source.length);
-		const skipped = this.skippable(text, final);
-		if (skipped > 0) {
-			this.before = text[skipped];
-			return skipped;
-		}
 		const dropped = this.dropped;
 		dropped.lastIndex = 1;
 		let last = 0;
@@ -432,51 +395,16 @@ export class HexDump extends Stage {
 		}
 		const end = Math.max(last, limit);
 		this.keep(source, last, end);
-		if (final) this.endRun();
 		this.before = text[end];
 		return end;
 	}
 
-	/**
-	 * How much of the piece may be read past (0: none): with no run begun before it and none long enough in it
-	 * (hexRuns, over the piece and what follows it), up to a character that ends every run, where reading the next
-	 * piece from reads on as the whole text would; the whole piece when it is the last.
-	 */
-	private skippable(text: string, final: boolean): number {
-		if (this.run.length > 0 || this.long) return 0;
-		const runs = hexRuns(text, 1, this.shortestHex);
-		if (runs.long) return 0;
-		return final ? text.length - 1 : Math.max(0, runs.lastBreak - 1);
-	}
-
-	/** Characters [from, to) kept: hex digits in lower case, each run only once it is long enough; one break between. */
+	/** Characters [from, to) kept, in lower case (hex forms are lower case). */
 	private keep(source: Chars, from: number, to: number): void {
-		const { codes, starts, ends } = source;
-		const run = this.run;
-		for (let at = from; at < to; at++) {
-			const code = codes[at];
-			if (hexDigit(code) >= 0) {
-				const lower = code >= 65 && code <= 90 ? code + 32 : code;
-				if (this.long) this.out.push(lower, starts[at], ends[at]);
-				else run.push(lower, starts[at], ends[at]);
-				// Long enough: written, and the rest of it too as it comes (a step's work stays the step's).
-				if (run.length >= this.shortestHex) {
-					this.out.append(run, 0, run.length);
-					run.reset();
-					this.long = true;
-				}
-			} else if (this.long || this.out.length === 0 || hexDigit(this.out.codes[this.out.length - 1]) >= 0) {
-				// One character of a stretch between runs breaks them; the rest, and a short run, would only be read past.
-				this.endRun();
-				this.out.push(code, starts[at], ends[at]);
-			} else this.endRun();
-		}
-	}
-
-	/** The run ended: one too short to hold a hex form is dropped. */
-	private endRun(): void {
-		this.run.reset();
-		this.long = false;
+		const first = this.out.length;
+		this.out.append(source, from, to);
+		const codes = this.out.codes;
+		for (let at = first; at < this.out.length; at++) if (codes[at] >= 65 && codes[at] <= 90) codes[at] += 32;
 	}
 }
 

@@ -21,12 +21,6 @@ export const STEP_CHARS = 64 * 1024;
  */
 const PLAN_WORK_PER_CHAR = 0.5;
 
-/**
- * What a hex reading costs per character it reads, in characters searched: its search for what a dump drops, and its
- * keeping of the rest (it writes little for the automaton to search, so that search no longer stands for its cost).
- */
-const HEX_READ_COST = 2;
-
 /** Characters after a key's hex up to the end of its line hidden with it: a dump's ASCII column shows the same bytes. */
 const DUMP_LINE_TAIL = 80;
 
@@ -44,7 +38,7 @@ interface Compiled {
 	automaton: Automaton;
 	plusIsSpace: boolean;
 	numbers: number[];
-	/** The shortest hex form: the hex readings keep only runs of hex digits as long. */
+	/** The shortest hex form: a text is given the hex readings only where a run of hex digits as long may be. */
 	shortestHex: number;
 	/** Readers no step holds, kept for the next text (a reader holds a text's every reading state). */
 	idle: Reader[];
@@ -99,16 +93,15 @@ class Reader {
 	private readonly decodeOnce: Decode;
 	private readonly unwrapTwice = new Unwrap();
 	private readonly decodeTwice: Decode;
-	private readonly dump: HexDump;
-	private readonly dumpRead: HexDump;
-	private readonly dumpReadTwice: HexDump;
+	private readonly dump = new HexDump();
+	private readonly dumpRead = new HexDump();
+	private readonly dumpReadTwice = new HexDump();
 	private readonly scanners: Scanner[];
 	ranges: Range[] = [];
 
 	constructor(compiled: Compiled) {
 		this.decodeOnce = new Decode(compiled.plusIsSpace);
 		this.decodeTwice = new Decode(compiled.plusIsSpace);
-		[this.dump, this.dumpRead, this.dumpReadTwice] = [0, 1, 2].map(() => new HexDump(compiled.shortestHex));
 		const found = (start: number, end: number, kind: Kind) => this.add(start, kind === Kind.Hex ? lineEnd(this.source, end) : end);
 		this.scanners = [false, false, false, true, true, true].map((hexOnly) => new Scanner(compiled.automaton, hexOnly, found));
 	}
@@ -132,17 +125,17 @@ class Reader {
 			const unwrapped = this.unwrapOnce.read(this.text, final);
 			const read = plan.twice ? this.decodeOnce.read(unwrapped, final) : unwrapped;
 			work += this.text.length + unwrapped.length + once.scan(read);
-			if (plan.dumpRead) work += HEX_READ_COST * read.length + dumpRead.scan(this.dumpRead.read(read, final));
+			if (plan.dumpRead) work += read.length + dumpRead.scan(this.dumpRead.read(read, final));
 			if (plan.twice) {
 				const unwrappedTwice = this.unwrapTwice.read(read, final);
 				const readTwice = this.decodeTwice.read(unwrappedTwice, final);
 				work += read.length + unwrappedTwice.length + twice.scan(readTwice);
-				if (plan.dumpRead) work += HEX_READ_COST * readTwice.length + dumpReadTwice.scan(this.dumpReadTwice.read(readTwice, final));
+				if (plan.dumpRead) work += readTwice.length + dumpReadTwice.scan(this.dumpReadTwice.read(readTwice, final));
 			}
 		}
 		if (plan.dump) {
 			const dumped = this.dump.read(this.text, final);
-			work += HEX_READ_COST * this.text.length + dump.scan(dumped);
+			work += this.text.length + dump.scan(dumped);
 		}
 		if (final) for (const scanner of this.scanners) scanner.finish();
 		return work;
