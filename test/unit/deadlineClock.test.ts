@@ -273,11 +273,17 @@ test('the clock looks at the waiting time only once a deadline may be due: not b
 });
 
 describe('what the clock keeps (mutation survivors, issue 48)', () => {
-	test('finished entries are swept once more than 64 are and they are over half of those kept, not one sooner', () => {
+	/** A clock holding `total` far deadlines, the first `finished` of them finished. */
+	function withFinished(total: number, finished: number): { clock: DeadlineClock; entries: ReturnType<DeadlineClock['add']>[] } {
 		const clock = quietClock();
-		const entries = Array.from({ length: 130 }, () => clock.add(60_000, jest.fn()));
+		const entries = Array.from({ length: total }, () => clock.add(60_000, jest.fn()));
+		entries.slice(0, finished).forEach((entry) => clock.finish(entry));
+		return { clock, entries };
+	}
+
+	test('finished entries are swept once more than 64 are and they are over half of those kept, not one sooner', () => {
 		// 65 of 130 finished: more than 64, but not over half: kept.
-		entries.slice(0, 65).forEach((entry) => clock.finish(entry));
+		const { clock, entries } = withFinished(130, 65);
 		expect(clock.held).toBe(130);
 		// The 66th: over half, swept.
 		clock.finish(entries[65]);
@@ -286,9 +292,7 @@ describe('what the clock keeps (mutation survivors, issue 48)', () => {
 	});
 
 	test('64 finished entries are kept even when they are most of the list; the 65th sweeps them', () => {
-		const clock = quietClock();
-		const entries = Array.from({ length: 100 }, () => clock.add(60_000, jest.fn()));
-		entries.slice(0, 64).forEach((entry) => clock.finish(entry));
+		const { clock, entries } = withFinished(100, 64);
 		expect(clock.held).toBe(100);
 		clock.finish(entries[64]);
 		expect(clock.held).toBe(35);
