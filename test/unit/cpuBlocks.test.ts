@@ -2,21 +2,19 @@
  * The fuzzer's block measure (testkit/cpuBlocks.ts): a test's own checks run `aside` do not count as the node's
  * event-loop block, and the node's work on both sides of them in the same task still adds up.
  */
+import { execFileSync } from 'node:child_process';
 import { Worker } from 'node:worker_threads';
 
-import { watchCpuBlocks } from '../../testkit/cpuBlocks';
+import { mainThreadCpuMs, mainThreadWaitedForCoreMs, watchCpuBlocks } from '../../testkit/cpuBlocks';
 
 /**
- * Holds the event loop until `ms` have passed both in wall time and in this process's CPU time: the two the watch
- * takes the smaller of. CPU time alone ends early when another thread of the process (a GC helper) runs beside the
- * loop on the second core; wall time alone ends early when the process waits for a core on a busy machine.
+ * Holds the event loop until its own thread has run `ms` of CPU (so wall time and the process's CPU time, the two the
+ * watch takes the smaller of, have passed it too): a loaded machine lengthens the spin, never shortens it.
  */
 function spin(ms: number): void {
-	const start = process.cpuUsage();
-	const wallStart = performance.now();
-	for (;;) {
-		const { user, system } = process.cpuUsage(start);
-		if ((user + system) / 1000 >= ms && performance.now() - wallStart >= ms) return;
+	const start = mainThreadCpuMs();
+	while (mainThreadCpuMs() - start < ms) {
+		// the node's work
 	}
 }
 
@@ -52,5 +50,26 @@ test('a block is measured whole while another thread of the process runs beside 
 		expect(await longestBlock(() => spin(150))).toBeGreaterThanOrEqual(120);
 	} finally {
 		await busy.terminate();
+	}
+});
+
+test('a block is the loop\'s own time when other threads of the process take its core from it', async () => {
+	// Forced: this process on one core, two threads spinning beside a loop held for 40 ms of its own CPU. The stretch
+	// then lasts about three times that in wall time, all of it the process's CPU: counted as CPU time alone (the
+	// measure before the wait for a core was taken out), that read as a block of about 110 ms.
+	const mask = execFileSync('taskset', ['-p', String(process.pid)], { encoding: 'latin1' }).trim().split(' ').pop() as string;
+	execFileSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)]);
+	const spinners = Array.from({ length: 2 }, () => new Worker('for (;;) {}', { eval: true }));
+	try {
+		await Promise.all(spinners.map((worker) => new Promise((resolve) => worker.once('online', resolve))));
+		const waitedBefore = mainThreadWaitedForCoreMs();
+		const block = await longestBlock(() => spin(40));
+		// The race happened: the loop waited for its core at least as long as it ran (else the test proves nothing).
+		expect(mainThreadWaitedForCoreMs() - waitedBefore).toBeGreaterThan(40);
+		expect(block).toBeGreaterThanOrEqual(25);
+		expect(block).toBeLessThan(70);
+	} finally {
+		await Promise.all(spinners.map((worker) => worker.terminate()));
+		execFileSync('taskset', ['-a', '-p', mask, String(process.pid)]);
 	}
 });
