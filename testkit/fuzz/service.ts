@@ -33,7 +33,10 @@ export interface ServedRequest {
 	retryAfterMs?: number;
 	/** The Retry-After was an HTTP date (whole seconds: a client may read it up to a second short). */
 	retryAfterDate?: boolean;
-	/** The whole answer was handed to the connection (a client that gave up reading a 100 MiB list never gets it). */
+	/**
+	 * The whole answer reached the client: handed to the connection, which the client did not then reset with its tail
+	 * unread (a client that gave up reading a 100 MiB list never gets it).
+	 */
 	delivered?: boolean;
 }
 
@@ -133,6 +136,8 @@ class Service {
 	private poll = 0;
 	private readonly perRoute = new Map<string, number>();
 	private saneReads = 0;
+	/** The last request each connection carried: an answer is read whole once another request follows it. */
+	private readonly lastOnConnection = new WeakMap<Socket, ServedRequest>();
 	private readonly timers = new Set<NodeJS.Timeout>();
 
 	constructor(
@@ -167,10 +172,28 @@ class Service {
 		const record: ServedRequest = { at: Date.now(), route, index, poll: this.poll, fault: placed, status: 200 };
 		this.requests.push(record);
 		response.once('finish', () => (record.delivered = true));
+		this.watchConnection(message.socket, response, record);
 		if (route === 'unknown') return send(response, (record.status = 404), encodeSmall('{"message":"no such endpoint"}', 'identity'));
 		if (unreadable) return send(response, (record.status = this.world?.unreadableStatus ?? 500), encodeSmall('{"message":"this job cannot be read"}', 'identity'));
 		if (!placed) return this.sendSane(response, record, route, id);
 		return this.sendFault(response, record, placed.fault, route, id, message.headers);
+	}
+
+	/**
+	 * An answer handed whole to the connection may still sit unread in the client's socket buffer (MiBs on loopback): a
+	 * client that gives up then resets the connection (Linux does when closing a socket with unread data), and the
+	 * answer was never delivered whole. One that read it sends its next request on the connection or closes it cleanly.
+	 * The connection is kept open for that (n8n's requests ask for it to close, and Node's server would close it first).
+	 */
+	private watchConnection(socket: Socket, response: ServerResponse, record: ServedRequest): void {
+		response.setHeader('connection', 'keep-alive');
+		if (!this.lastOnConnection.has(socket)) {
+			socket.once('close', (hadError) => {
+				const last = this.lastOnConnection.get(socket);
+				if (hadError && last) last.delivered = false;
+			});
+		}
+		this.lastOnConnection.set(socket, record);
 	}
 
 	/**
