@@ -21,7 +21,10 @@ export function mainThreadWaitedForCoreMs(): number {
 	}
 }
 
-/** The main thread's own CPU time in ms (schedstat's first field), or the process's where the kernel does not say. */
+/**
+ * The main thread's own CPU time in ms (schedstat's first field), or the process's where the kernel does not say. The
+ * kernel updates it at its scheduler's ticks (1-4 ms) while the thread runs: for stretches of tens of ms, not less.
+ */
 export function mainThreadCpuMs(): number {
 	try {
 		return Number(readFileSync(MAIN_THREAD_SCHEDSTAT, 'latin1').split(' ')[0]) / 1e6;

@@ -10,7 +10,9 @@
  * service answered ok, not to half; (3) growth past a cut's level is a probe, taken back one step by a busy answer
  * and held for a window, so the limit stays at what the service takes instead of refusing a request each round;
  * (4) a Retry-After pauses new requests once per burst, and the node resumes at the number of that burst the service
- * accepted, never growing past it again. It starts at its first burst (firstBurst), grows by one per ok answer
+ * accepted, never growing past it again; (5) a refusal a cut has answered is resent at its next slot, its retry
+ * delay cut short (withdrawn, backOff): the cut is its backoff, and a delay would only hold its item past the batch's
+ * end. It starts at its first burst (firstBurst), grows by one per ok answer
  * (doubling per round trip) up to its bound, and by one per round trip after a cut. How
  * long an answer took is not read as load: on a busy n8n host most of a round trip is n8n's own queueing, and nothing
  * in an answer tells the two apart, while a service that queues past what it can take says so (429, 503) or stalls
@@ -59,6 +61,10 @@ export interface RequestPace {
 	slot(pauseBudgetMs?: number): Promise<PaceTicket | PaceRefusal | undefined>;
 	/** The attempt ended: its slot is free, and what it said about the service is heard. */
 	answered(ticket: PaceTicket, signal: AnswerSignal, retryAfterMs?: number, statusCode?: number): void;
+	/** The limit has come down below what it was when `ticket` was sent: a cut answered its overload (withdrawn()). */
+	withdrawn(ticket: PaceTicket): boolean;
+	/** A busy refusal's retry delay: `ms`, or less, ending when a cut withdraws `ticket` (or the execution is cancelled). */
+	backOff(ticket: PaceTicket, ms: number, cancel?: AbortSignal): Promise<void>;
 }
 
 /**
@@ -172,6 +178,14 @@ export class AdaptiveLimit {
 		return { seq: this.sentCount++, atLimit: Math.floor(this.limit) };
 	}
 
+	/**
+	 * The limit allows fewer than when `ticket` was sent: a cut (or a probe taken back) has answered the overload its
+	 * refusal was part of. Resent at its next slot, under the lower limit, it needs no backoff of its own: the cut is it.
+	 */
+	withdrawn(ticket: PaceTicket): boolean {
+		return ticket.atLimit !== undefined && this.allowed() < ticket.atLimit;
+	}
+
 	answered(ticket: PaceTicket, signal: AnswerSignal, retryAfterMs?: number, statusCode = 429): void {
 		this.resume();
 		if (signal === 'neutral') return;
@@ -271,6 +285,8 @@ export class InFlightLimit implements RequestPace {
 	private readonly waiters: Waiter[] = [];
 	private pauseTimer: Promise<void> | undefined;
 	private change: { promise: Promise<void>; resolve: () => void } | undefined;
+	/** Busy refusals waiting out their retry delay, each woken early once a cut withdraws its request. */
+	private readonly backingOff = new Map<PaceTicket, () => void>();
 
 	constructor(
 		readonly limit: AdaptiveLimit,
@@ -336,10 +352,30 @@ export class InFlightLimit implements RequestPace {
 		return await ticket;
 	}
 
+	withdrawn(ticket: PaceTicket): boolean {
+		return this.limit.withdrawn(ticket);
+	}
+
+	async backOff(ticket: PaceTicket, ms: number, cancel?: AbortSignal): Promise<void> {
+		if (this.limit.withdrawn(ticket) || cancel?.aborted) return;
+		const early = new AbortController();
+		const wake = () => early.abort();
+		cancel?.addEventListener('abort', wake, { once: true });
+		this.backingOff.set(ticket, wake);
+		try {
+			await this.wait(ms, early.signal).catch(() => undefined);
+		} finally {
+			this.backingOff.delete(ticket);
+			cancel?.removeEventListener('abort', wake);
+		}
+	}
+
 	answered(ticket: PaceTicket, signal: AnswerSignal, retryAfterMs?: number, statusCode?: number): void {
 		this.inFlight--;
 		this.limit.answered(ticket, signal, retryAfterMs, statusCode);
 		ticket.answer?.release();
+		// A cut ends the delays of the refusals it answered: they are resent under the lower limit (withdrawn).
+		for (const [waiting, wake] of this.backingOff) if (this.limit.withdrawn(waiting)) wake();
 		this.pump();
 		this.changed();
 	}

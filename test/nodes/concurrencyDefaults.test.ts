@@ -6,7 +6,7 @@
  * At its defaults the limit grows past 50 while answers are ok; a set Concurrency is reached exactly and never passed;
  * the first burst is INITIAL_READS_IN_FLIGHT for reads and INITIAL_IN_FLIGHT for submissions (firstBurst); a rate of
  * 429s, 503s, dropped connections or timeouts cuts the requests in flight to the share answered ok, once, while one
- * 503 cuts nothing; a Retry-After holds every new request, items already started included, and one as long as a
+ * 503 cuts nothing; the 429s the cut answered are resent as it comes, their retry delays cut short; a Retry-After holds every new request, items already started included, and one as long as a
  * call can wait ends the batch at once, every item saying when; a submission answered 429 is sent again, once; and a
  * batch of Submit + Wait for Completion submits every job while none has ended (an item waiting for its job holds no
  * slot). A 400 grows the limit like a success and a 500 does not cut it; a pause's end lets waiting requests go with
@@ -263,6 +263,52 @@ describe('version 2 cuts the requests in flight on the service’s word (native)
 		expect(front.gateFilled()).toBe(false);
 		// Every item read, the refused ones again.
 		expect(requests.length).toBe(24 + burst);
+	});
+
+	/** Gets of `count` items at Concurrency `burst`, Continue On Fail, the execution cancelled after 20 s (a hang guard). */
+	const refusedBurst = async (burst: number, count: number) => {
+		// The burst, held until it is all in, is refused whole: the window decides at its last answer (as many as the
+		// limit), which cuts the limit to one. The burst's first answers came before the cut, the last one with it.
+		front = await startRecordingFront(fx.server.url, { latencyMs: LATENCY_MS, refuse: (index) => (index < burst ? { status: 429 } : undefined), gate: { from: 0, until: burst, giveUpMs: 10_000 } });
+		let watchdog: NodeJS.Timeout | undefined;
+		try {
+			return await runActionNode({
+				typeVersion: 2,
+				credentials: credentialsFor(front.url),
+				continueOnFail: true,
+				items: Array.from({ length: count }, (_, n) => ({ jobId: jobIds[n % jobIds.length] })),
+				parameters: { authentication: fx.authentication, resource: 'job', operation: 'get', jobId: '={{ $json.jobId }}', batching: { concurrency: burst } },
+				onStart: (execution) => (watchdog = setTimeout(() => execution.cancel(), 20_000)),
+			});
+		} finally {
+			clearTimeout(watchdog);
+		}
+	};
+
+	test('429s (no Retry-After) to a whole first burst are resent as soon as the cut comes: the delays of those answered before it are cut short', async () => {
+		// A retry delay of ten minutes, within a call of fifteen: waited out, the batch would be cancelled at 20 s.
+		Object.assign(transportTiming, { callMs: 900_000, retryDelaysMs: [600_000] });
+		const burst = INITIAL_IN_FLIGHT;
+		const result = await refusedBurst(burst, 2 * burst);
+		expect(front?.gateFilled()).toBe(true);
+		expect(result.json.filter((json) => json.error !== undefined)).toEqual([]);
+		expect(result.json).toHaveLength(2 * burst);
+		// Every item sent once, and the refused ones once more.
+		expect(front?.requests.length).toBe(3 * burst);
+	});
+
+	test('a 429 (no Retry-After) answered with the cut is resent at its next slot; those answered before it wait their delay (one longer than a call: they fail at once, naming the 429)', async () => {
+		transportTiming.retryDelaysMs = [600_000];
+		const burst = INITIAL_IN_FLIGHT;
+		const result = await refusedBurst(burst, 2 * burst);
+		if (!front) throw new Error('no hop');
+		expect(front.gateFilled()).toBe(true);
+		const failed = result.json.filter((json) => json.error !== undefined);
+		expect(failed).toHaveLength(burst - 1);
+		for (const json of failed) expect(String(json.error)).toMatch(/429|too many requests/i);
+		// Every item sent once, and the one refused after the cut once more.
+		expect(front.requests.length).toBe(2 * burst + 1);
+		expect(front.requests.slice(burst).every((request) => request.refusedWith === undefined)).toBe(true);
 	});
 
 	test('503s to half the reads of the first burst (a rate) cut the reads in flight to the half answered ok', async () => {

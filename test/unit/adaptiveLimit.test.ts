@@ -160,6 +160,39 @@ describe('AdaptiveLimit', () => {
 		expect(level.allowed()).toBe(7);
 	});
 
+	test('a request is withdrawn once the limit allows fewer than when it was sent: after the cut, not before it; a probe taken back; never one sent after', () => {
+		const limit = new AdaptiveLimit(1000, () => 0, 40);
+		const tickets = Array.from({ length: 40 }, () => limit.sent());
+		// A thin window decides nothing: refusals answered before the cut are not withdrawn (they wait their delay).
+		for (const ticket of tickets.slice(0, MIN_WINDOW - 1)) limit.answered(ticket, 'busy');
+		expect(tickets.slice(0, MIN_WINDOW).map((ticket) => limit.withdrawn(ticket))).toEqual(Array.from({ length: MIN_WINDOW }, () => false));
+		// The answer that cuts, and every request of the burst, are.
+		limit.answered(tickets[MIN_WINDOW - 1], 'busy');
+		expect(limit.allowed()).toBe(1);
+		expect(tickets.every((ticket) => limit.withdrawn(ticket))).toBe(true);
+		// A request sent under the new limit is not.
+		expect(limit.withdrawn(limit.sent())).toBe(false);
+		// A probe past a cut's level, taken back by its busy answer, is; one sent at the level is not.
+		const probing = new AdaptiveLimit(10, () => 0, 10);
+		answerBurst(probing, 10, 3);
+		for (let i = 0; i < 2; i++) answerBurst(probing, probing.allowed(), 0);
+		expect(probing.allowed()).toBe(8);
+		const probe = probing.sent();
+		probing.answered(probe, 'busy');
+		expect(probing.withdrawn(probe)).toBe(true);
+		const atLevel = probing.sent();
+		probing.answered(atLevel, 'busy');
+		expect([probing.allowed(), probing.withdrawn(atLevel)]).toEqual([7, false]);
+	});
+
+	test('a lone busy answer withdraws nothing: it cuts nothing, and its request waits its retry delay', () => {
+		const limit = new AdaptiveLimit(50, () => 0, 50);
+		answerBurst(limit, 50, 0);
+		const lone = limit.sent();
+		limit.answered(lone, 'busy');
+		expect(limit.withdrawn(lone)).toBe(false);
+	});
+
 	test('before any cut there is no probe: a lone busy answer at the bound cuts nothing', () => {
 		const limit = new AdaptiveLimit(50, () => 0, 50);
 		answerBurst(limit, 50, 0);
@@ -249,14 +282,21 @@ describe('AdaptiveLimit', () => {
 	});
 });
 
-/** Slots on a clock and a sleep the test drives: `wake()` ends the pending sleep. */
+/**
+ * Slots on a clock and a sleep the test drives: `wake()` ends the pending sleep. As n8n's own (n8n-workflow's sleep,
+ * from @n8n/utils' sleep.ts), the sleep rejects at once when its signal aborts.
+ */
 function slotsHarness(max: number, cancel?: AbortSignal) {
 	let now = 0;
 	let wake: (() => void) | undefined;
 	const sleeps: number[] = [];
-	const slots = new InFlightLimit(new AdaptiveLimit(max, () => now), cancel, async (ms) => {
+	const slots = new InFlightLimit(new AdaptiveLimit(max, () => now), cancel, async (ms, signal) => {
 		sleeps.push(ms);
-		await new Promise<void>((resolve) => (wake = resolve));
+		await new Promise<void>((resolve, reject) => {
+			if (signal?.aborted) return reject(new Error('aborted'));
+			wake = resolve;
+			signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+		});
 	});
 	const granted: Array<PaceTicket | PaceRefusal | undefined> = [];
 	const ask = (count: number) => {
@@ -288,6 +328,63 @@ describe('InFlightLimit (the slots)', () => {
 			expect(slots.running()).toBeLessThanOrEqual(50);
 		}
 		expect(slots.running()).toBe(50);
+	});
+
+	test('a busy refusal backs off until the cut that withdraws it, not before; its delay is woken, not waited out', async () => {
+		// Six in flight (the first burst), every one refused: the window decides at the sixth answer.
+		const { slots, granted, ask, settle, sleeps } = slotsHarness(INITIAL_IN_FLIGHT);
+		ask(INITIAL_IN_FLIGHT);
+		await settle();
+		const tickets = granted as PaceTicket[];
+		const backedOff: number[] = [];
+		for (const [n, ticket] of tickets.slice(0, -1).entries()) {
+			slots.answered(ticket, 'busy');
+			void slots.backOff(ticket, 600_000).then(() => backedOff.push(n));
+		}
+		await settle();
+		// Each waits in its own delay, none woken: no cut yet.
+		expect(sleeps).toEqual(Array.from({ length: INITIAL_IN_FLIGHT - 1 }, () => 600_000));
+		expect(backedOff).toEqual([]);
+		// The sixth busy answer cuts the limit to one: every delay ends at once, no sleep waited out (the fake never wakes).
+		slots.answered(tickets[INITIAL_IN_FLIGHT - 1], 'busy');
+		await settle();
+		expect(backedOff).toEqual([0, 1, 2, 3, 4]);
+		expect(slots.withdrawn(tickets[INITIAL_IN_FLIGHT - 1])).toBe(true);
+		// A request withdrawn already does not sleep at all.
+		await slots.backOff(tickets[INITIAL_IN_FLIGHT - 1], 600_000);
+		expect(sleeps).toHaveLength(INITIAL_IN_FLIGHT - 1);
+	});
+
+	test('a lone busy refusal backs off its whole delay: ok answers and a lone busy one after it wake nothing', async () => {
+		const { slots, granted, ask, settle, sleeps, wake } = slotsHarness(50);
+		ask(INITIAL_IN_FLIGHT);
+		await settle();
+		const [lone, ...rest] = granted as PaceTicket[];
+		slots.answered(lone, 'busy');
+		let done = false;
+		void slots.backOff(lone, 250).then(() => (done = true));
+		for (const ticket of rest) slots.answered(ticket, 'ok');
+		await settle();
+		expect([sleeps, done]).toEqual([[250], false]);
+		wake();
+		await settle();
+		expect(done).toBe(true);
+	});
+
+	test('a cancelled execution ends a back-off at once', async () => {
+		const cancel = new AbortController();
+		const { slots, granted, ask, settle } = slotsHarness(50, cancel.signal);
+		ask(1);
+		await settle();
+		const ticket = granted[0] as PaceTicket;
+		slots.answered(ticket, 'busy');
+		let done = false;
+		void slots.backOff(ticket, 600_000, cancel.signal).then(() => (done = true));
+		await settle();
+		expect(done).toBe(false);
+		cancel.abort();
+		await settle();
+		expect(done).toBe(true);
 	});
 
 	test('a rate of busy answers cuts the slots: no waiter goes until fewer than the new limit are in flight', async () => {
@@ -651,7 +748,7 @@ describe('what the transport tells the slots (transport/index.ts pacedAttempt)',
 		['ENOTFOUND', 'neutral'],
 	] as const)('a connection that fails with %s is heard as %s', async (code, signal) => {
 		const heard: AnswerSignal[] = [];
-		const pace: RequestPace = { takeNow: () => ({ seq: 0 }), slot: async () => ({ seq: 0 }), answered: (_ticket, answer) => void heard.push(answer) };
+		const pace: RequestPace = { takeNow: () => ({ seq: 0 }), slot: async () => ({ seq: 0 }), answered: (_ticket, answer) => void heard.push(answer) , withdrawn: () => false, backOff: async () => undefined };
 		// As n8n-core's httpRequestWithAuthentication (request-helpers/authentication.js) fails: the request's error,
 		// with its code, wrapped in a NodeApiError.
 		const context = contextSending(async () => {
@@ -677,6 +774,8 @@ describe('what the transport tells the slots (transport/index.ts pacedAttempt)',
 				return { seq: 0 };
 			},
 			answered: (ticket, signal) => void heard.push([ticket.seq, signal]),
+			withdrawn: () => false,
+			backOff: async () => undefined,
 		};
 		const sent: unknown[] = [];
 		const context = contextSending(async (...args) => void sent.push(args));

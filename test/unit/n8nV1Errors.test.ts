@@ -25,7 +25,7 @@ async function messageFor(error: Error): Promise<string> {
 			},
 		},
 	} as unknown as IExecuteFunctions;
-	const pace: RequestPace = { takeNow: () => ({ seq: 0 }), slot: async () => ({ seq: 0 }), answered: () => undefined };
+	const pace: RequestPace = { takeNow: () => ({ seq: 0 }), slot: async () => ({ seq: 0 }), answered: () => undefined , withdrawn: () => false, backOff: async () => undefined };
 	const clock = new DeadlineClock();
 	try {
 		const connection = { credentialType: 'jobExecutionApi' as const, baseUrl: 'https://127.0.0.1:9', secrets: [], pace, clock };

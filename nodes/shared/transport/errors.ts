@@ -11,8 +11,10 @@ export type Failure =
 	/**
 	 * `retryAfterMs`: what a 429/503 `Retry-After` asked for (clamped to MAX_RETRY_AFTER_MS). `notSent`: the request
 	 * met a pause that answer asked for, longer than the call could wait, and was never sent (adaptiveLimit.ts).
+	 * `withdrawn`: a 429/503 without Retry-After to a request the in-flight limit has since cut back below (its retry
+	 * waits for a slot under the lower limit, not a retry delay).
 	 */
-	| { kind: 'status'; statusCode: number; body: unknown; retryAfterMs?: number; notSent?: boolean }
+	| { kind: 'status'; statusCode: number; body: unknown; retryAfterMs?: number; notSent?: boolean; withdrawn?: boolean }
 	/** `answered`: the status of an answer whose body broke off (the service answered: never "cannot be reached"). */
 	| { kind: 'network'; code: string; detail: string; answered?: number }
 	/** A 3xx: never followed, so no key went to `location`. */

@@ -216,7 +216,8 @@ function cancelled(context: ApiContext): boolean {
 	return cancelSignal(context)?.aborted === true;
 }
 
-type Attempt = { response: ApiResponse; failure?: undefined } | { response?: undefined; failure: Failure };
+/** `backOff`: how a busy refusal waits its retry delay under a pace (cut short by a cut, adaptiveLimit.ts). */
+type Attempt = { response: ApiResponse; failure?: undefined } | { response?: undefined; failure: Failure; backOff?: (ms: number, cancel?: AbortSignal) => Promise<void> };
 
 const LATE: Attempt = { failure: { kind: 'deadline', seconds: 0 } };
 
@@ -290,14 +291,19 @@ async function pacedAttempt(context: ApiContext, connection: ResolvedConnection,
 	// the attempt, only from an end the caller set.
 	const limit = Date.now() >= ceilingAt ? 0 : endAt === undefined ? limitMs : Math.min(limitMs, endAt - Date.now());
 	let heard: Parameters<RequestPace['answered']> = [ticket, 'neutral'];
+	let outcome = LATE;
 	try {
-		const outcome = limit > 0 ? await attemptOnce(context, connection, call, limit, clock, ceilingAt, ticket.answer) : LATE;
+		outcome = limit > 0 ? await attemptOnce(context, connection, call, limit, clock, ceilingAt, ticket.answer) : LATE;
 		const failure = outcome.failure;
 		if (limit > 0) heard = [ticket, answerSignal(failure), failure?.kind === 'status' ? failure.retryAfterMs : undefined, failure?.kind === 'status' ? failure.statusCode : undefined];
-		return outcome;
 	} finally {
 		pace.answered(...heard);
 	}
+	// A busy refusal without Retry-After: resent at its next slot once a cut has answered it (now, or during its delay).
+	const failure = outcome.failure;
+	if (failure?.kind !== 'status' || heard[1] !== 'busy' || failure.retryAfterMs !== undefined) return outcome;
+	if (pace.withdrawn(ticket)) return { failure: { ...failure, withdrawn: true } };
+	return { failure, backOff: async (ms, cancel) => await pace.backOff(ticket, ms, cancel) };
 }
 
 /** Codes of a connection the service dropped or let stall: a sign of load, like a 503. */
@@ -375,8 +381,9 @@ function seconds(ms: number): number {
 function nextDelay(failure: Failure, call: ApiCall, attempt: number, left: number, retries: boolean): number | undefined {
 	const delay = transportTiming.retryDelaysMs[attempt];
 	if (!retries || delay === undefined || !classifyFailure(failure, call.intent).retry) return undefined;
-	// A Retry-After is honoured when it fits in the call's deadline; otherwise the call fails now, saying when.
-	const wait = failure.kind === 'status' && failure.retryAfterMs !== undefined ? Math.max(delay, failure.retryAfterMs) : delay;
+	// A Retry-After is honoured when it fits in the call's deadline; otherwise the call fails now, saying when. A refusal
+	// the in-flight limit has been cut for is resent at its next slot: the cut is its backoff (adaptiveLimit.ts).
+	const wait = failure.kind !== 'status' ? delay : failure.retryAfterMs !== undefined ? Math.max(delay, failure.retryAfterMs) : failure.withdrawn ? 0 : delay;
 	return wait < left ? wait : undefined;
 }
 
@@ -447,6 +454,6 @@ async function withRetries(context: ApiContext, connection: ResolvedConnection, 
 			throw toNodeApiError(context.getNode(), failure, call, connection, connection.secrets, options.itemIndex);
 		}
 		// A long Retry-After wait ends when the execution is cancelled (the next turn then throws).
-		await sleep(delay, cancelSignal(context)).catch(() => undefined);
+		await (outcome.backOff ?? sleep)(delay, cancelSignal(context)).catch(() => undefined);
 	}
 }
