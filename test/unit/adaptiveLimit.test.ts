@@ -566,8 +566,11 @@ const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
 	fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 2500 }) }),
 );
 
+/** A retry delay no generated run waits out: a back-off ends only when a cut withdraws its request. */
+const BACK_OFF_MS = 600_000;
+
 describe('InFlightLimit, generated runs (the rules in docs/guarantees.md, "The in-flight limiter")', () => {
-	test('never over its bound nor its limit when a request is sent, none sent during a pause, every answer heard, a pause per burst, a waiter refused only by a pause longer than its call', async () => {
+	test('never over its bound nor its limit when a request is sent, none sent during a pause, every answer heard, a pause per burst, a waiter refused only by a pause longer than its call, a refusal backing off until exactly the cut that withdraws it', async () => {
 		await fc.assert(
 			fc.asyncProperty(fc.integer({ min: 1, max: 60 }), fc.integer({ min: 1, max: 60 }), fc.array(stepArbitrary, { maxLength: 150 }), async (bound, start, steps) => {
 				let now = 0;
@@ -585,8 +588,16 @@ describe('InFlightLimit, generated runs (the rules in docs/guarantees.md, "The i
 					return sent();
 				};
 				let wake: (() => void) | undefined;
-				const slots = (holder.slots = new InFlightLimit(limit, undefined, async () => await new Promise<void>((resolve) => (wake = resolve))));
+				// A pause's sleep ends when the test advances its clock; a back-off's (BACK_OFF_MS) only when its signal aborts.
+				const fakeSleep = async (ms: number, signal?: AbortSignal) =>
+					await new Promise<void>((resolve, reject) => {
+						if (ms !== BACK_OFF_MS) return void (wake = resolve);
+						signal?.addEventListener('abort', () => reject(new Error('woken')), { once: true });
+					});
+				const slots = (holder.slots = new InFlightLimit(limit, undefined, fakeSleep));
 				const inFlight: PaceTicket[] = [];
+				// Busy refusals without Retry-After backing off: each must end exactly when a cut withdraws its request.
+				const backingOff = new Map<PaceTicket, { ended: boolean }>();
 				const settle = async () => {
 					for (let i = 0; i < 6; i++) await Promise.resolve();
 				};
@@ -609,17 +620,73 @@ describe('InFlightLimit, generated runs (the rules in docs/guarantees.md, "The i
 						// A pause never grows once begun: the refusals of its burst pause nothing again.
 						if (pausedBefore > 0 && limit.pauseLeft() > pausedBefore) violations.push('a pause was extended by its own burst');
 						if (asksPause && pausedBefore === 0 && ticket.seq >= lastPauseSeq(limit) && limit.pauseLeft() === 0) violations.push('a Retry-After was not heard');
+						if (step.signal === 'busy' && step.retryAfterMs === undefined) {
+							const backOff = { ended: false };
+							backingOff.set(ticket, backOff);
+							void slots.backOff(ticket, BACK_OFF_MS).then(() => (backOff.ended = true));
+						}
 					} else if (step.kind === 'advance') {
 						now += step.ms;
 						wake?.();
 					}
 					await settle();
 					if (limit.allowed() < 1 || limit.allowed() > bound) violations.push(`limit ${limit.allowed()} outside 1–${bound}`);
+					for (const [ticket, { ended }] of backingOff) {
+						if (ended !== limit.withdrawn(ticket)) violations.push(`a back-off ${ended ? 'ended before' : 'still waits after'} a cut withdrew its request (sent at ${ticket.atLimit}, ${limit.allowed()} allowed)`);
+					}
 				}
 				expect(violations).toEqual([]);
 			}),
 			{ seed: 46, numRuns: 300 },
 		);
+	});
+
+	test('a busy refusal without Retry-After backs off until exactly the cut that withdraws it, and is sent again within the limit', async () => {
+		let woken = 0;
+		const refusalStep = fc.oneof(
+			fc.constant({ kind: 'ask' as const }),
+			fc.record({ kind: fc.constant('answer' as const), pick: fc.nat(), signal: fc.constantFrom<AnswerSignal>('ok', 'busy', 'busy', 'neutral') }),
+		);
+		await fc.assert(
+			fc.asyncProperty(fc.integer({ min: 1, max: 60 }), fc.integer({ min: 1, max: 60 }), fc.array(refusalStep, { minLength: 40, maxLength: 200, size: 'max' }), async (bound, start, steps) => {
+				const violations: string[] = [];
+				const limit = new AdaptiveLimit(bound, () => 0, start);
+				const slots = new InFlightLimit(limit, undefined, async (_ms, signal) => await new Promise<void>((_resolve, reject) => signal?.addEventListener('abort', () => reject(new Error('woken')), { once: true })));
+				const inFlight: PaceTicket[] = [];
+				const backingOff = new Map<PaceTicket, { ended: boolean; withdrawn: boolean }>();
+				const take = (slot: PaceTicket | PaceRefusal | undefined) => {
+					if (slots.running() > limit.allowed()) violations.push(`${slots.running()} in flight, ${limit.allowed()} allowed`);
+					if (slot && 'seq' in slot) inFlight.push(slot);
+				};
+				for (const step of steps) {
+					if (step.kind === 'ask') void slots.slot().then(take);
+					else if (inFlight.length > 0) {
+						const [ticket] = inFlight.splice(step.pick % inFlight.length, 1);
+						slots.answered(ticket, step.signal);
+						if (step.signal === 'busy') {
+							const backOff = { ended: false, withdrawn: false };
+							backingOff.set(ticket, backOff);
+							// As the transport does: once the back-off ends, the request asks for a slot again.
+							void slots.backOff(ticket, BACK_OFF_MS).then(async () => {
+								backOff.ended = true;
+								take(await slots.slot());
+							});
+						}
+					}
+					for (let i = 0; i < 6; i++) await Promise.resolve();
+					// Ended at the first answer after which its request is withdrawn (the limit may grow back later), not before.
+					for (const [ticket, backOff] of backingOff) {
+						backOff.withdrawn ||= limit.withdrawn(ticket);
+						if (backOff.ended !== backOff.withdrawn) violations.push(`a back-off ${backOff.ended ? 'ended before' : 'still waits after'} a cut withdrew its request (sent at ${ticket.atLimit}, ${limit.allowed()} allowed)`);
+					}
+				}
+				expect(violations).toEqual([]);
+				woken += [...backingOff.values()].filter(({ ended }) => ended).length;
+			}),
+			{ seed: 46, numRuns: 300 },
+		);
+		// The runs meet the rule: many back-offs ended by a cut.
+		expect(woken).toBeGreaterThan(300);
 	});
 });
 
