@@ -1,5 +1,5 @@
 // Redaction at its edges: the shortest key hidden and the one left alone, tokens, base64 at each alignment, every escape, and the prescan changing nothing.
-import { MIN_SECRET_LENGTH, redact, redactionWork, redactor, runAll, secretForms, shortSecretProblem, STEP_CHARS } from '../../nodes/shared/redaction';
+import { MIN_SECRET_LENGTH, PLAN_WHOLE_CHARS, redact, redactionWork, redactor, runAll, secretForms, shortSecretProblem, STEP_CHARS } from '../../nodes/shared/redaction';
 import { cleanParsed, cutMarker, MAX_STRING_CHARS } from '../../nodes/shared/transport';
 import { ECHO_FORMS, transform } from '../../testkit/hostileServer';
 import { secretSearch } from '../../testkit/secrets';
@@ -273,11 +273,14 @@ describe('work bounded per answer: cut first, slices with an overlap', () => {
 		}
 	});
 
-	test.each(encodings)('%s: a key straddling the cut at MAX_STRING_CHARS shows no part of itself', async (_name, encode) => {
+	test.each(encodings)('%s: a key straddling the cut at MAX_STRING_CHARS shows no part of itself, in a text planned whole or one too long to plan', async (_name, encode) => {
 		const key = encode(SYMBOLIC);
-		for (const inside of [1, Math.floor(key.length / 2), key.length - 1]) {
+		// Past PLAN_WHOLE_CHARS the text is read up to its cut through every reading instead of planned whole.
+		const tooLongToPlan = ' z'.repeat(PLAN_WHOLE_CHARS / 2);
+		const cases = [1, Math.floor(key.length / 2), key.length - 1].map((inside) => ({ inside, tail: ' and more' }));
+		for (const { inside, tail } of [...cases, { inside: Math.floor(key.length / 2), tail: tooLongToPlan }]) {
 			const head = 'y'.repeat(MAX_STRING_CHARS - inside - 1) + ' ';
-			const text = `${head}${key} and more`;
+			const text = `${head}${key}${tail}`;
 			const cleaned = (await cleanParsed(text, forms)) as string;
 			expect(cleaned.endsWith(cutMarker(text.length - MAX_STRING_CHARS))).toBe(true);
 			const kept = cleaned.slice(0, cleaned.length - cutMarker(text.length - MAX_STRING_CHARS).length);

@@ -17,9 +17,17 @@ export const STEP_CHARS = 64 * 1024;
  * character: native searches and one plain loop, together about half what a character read through a reading and
  * searched costs. Counted, so a text the shortcuts leave alone still costs its caller what it took (the fuzz soak's
  * seed 1000: a huge status counted nothing, and blocked the event loop 222 ms), and bounded like a step: only a text
- * read whole is planned, and what is read whole is at most 2 Mi characters (MAX_STRING_CHARS).
+ * of at most PLAN_WHOLE_CHARS is planned, in three passes that yield their work in turn.
  */
 const PLAN_WORK_PER_CHAR = 0.5;
+
+/**
+ * The longest text planned whole, cut short or not: twice what is kept of a string (MAX_STRING_CHARS), so a job
+ * answer's log (at most its 4 MiB cap) is planned, and a realistic log past the cut is not read through every reading
+ * (that took 450 ms of CPU per 4 MiB answer, against 35). A longer text (a huge value in a list) is read through every
+ * reading up to its cut, never planned: its plan would cost what it is long, not what is kept.
+ */
+export const PLAN_WHOLE_CHARS = 64 * STEP_CHARS;
 
 /** Characters after a key's hex up to the end of its line hidden with it: a dump's ASCII column shows the same bytes. */
 const DUMP_LINE_TAIL = 80;
@@ -63,17 +71,23 @@ interface Plan {
  * The readings a text needs. Without escapes, a line break makes one reading (unwrapped) that could find what the text
  * does not: it is made when a form may start in it (the automaton's native search, a lone line break allowed between
  * the characters it looks for), or when its hex reading may hold a hex form. A hex reading is made only where a run
- * of hex digits as long as the shortest hex form may be (mayHoldHexRun).
+ * of hex digits as long as the shortest hex form may be (mayHoldHexRun). Its passes yield their work in turn (a third
+ * of the plan's each), so a text of PLAN_WHOLE_CHARS is planned without holding the event loop for all of them.
  */
-function planFor(compiled: Compiled, text: string): Plan {
+function* planFor(compiled: Compiled, text: string): Generator<number, Plan, void> {
+	const pass = Math.ceil((PLAN_WORK_PER_CHAR * text.length) / 3);
 	const twice = (compiled.plusIsSpace ? /[%\\&+]/ : /[%\\&]/).test(text);
 	const breaks = /[\r\n]/.test(text);
+	yield pass;
 	const hex = compiled.shortestHex < Infinity && (twice || mayHoldHexRun(text, compiled.shortestHex));
+	yield pass;
 	const escapes = twice || (breaks && (hex || formMayStart(compiled.automaton.wrappedStarts, text)));
-	return { escapes, twice, dump: hex && HEX_JOINT.test(text), dumpRead: hex && escapes };
+	const plan = { escapes, twice, dump: hex && HEX_JOINT.test(text), dumpRead: hex && escapes };
+	yield pass;
+	return plan;
 }
 
-/** Every reading (the plan of a text not read whole): the hex ones when there are hex forms. */
+/** Every reading (the plan of a text too long to plan whole): the hex ones when there are hex forms. */
 function everyReading(compiled: Compiled): Plan {
 	const hex = compiled.shortestHex < Infinity;
 	return { escapes: true, twice: true, dump: hex, dumpRead: hex };
@@ -188,11 +202,9 @@ function replaceRanges(text: string, found: Range[], keep: number): string {
 function* redactSteps(compiled: Compiled, text: string, keep: number): Generator<number, string, void> {
 	const kept = Math.min(keep, text.length);
 	if (text.length < compiled.automaton.shortest) return kept === text.length ? text : text.slice(0, kept);
-	// A text cut short is read in steps up to its cut (and on while a form begun before it may end), so no pass over
-	// the whole of it is made: every reading, as in a step. A whole text is planned, its plan's work counted, so the
-	// caller gives the event loop its turn.
-	const plan = text.length > kept ? everyReading(compiled) : planFor(compiled, text);
-	if (text.length <= kept) yield Math.ceil(PLAN_WORK_PER_CHAR * text.length);
+	// A text up to PLAN_WHOLE_CHARS is planned whole, its passes' work counted so the caller gives the event loop its
+	// turns; a longer one (cut short) is read up to its cut through every reading, as in a step, never searched whole.
+	const plan = text.length <= PLAN_WHOLE_CHARS ? yield* planFor(compiled, text) : everyReading(compiled);
 	// Only the text itself to search, and no form's start in it: nothing to hide.
 	if (!plan.escapes && !plan.dump && !formMayStart(compiled.automaton.starts, text)) return kept === text.length ? text : text.slice(0, kept);
 	const reader = compiled.idle.pop() ?? new Reader(compiled);
