@@ -27,6 +27,8 @@ export interface ServerProcessOptions {
 	nativeToken?: boolean;
 	/** Hold every answer this long first (ms), like a service across a network (delayedServerMain.ts). */
 	latencyMs?: number;
+	/** Finished jobs kept before the oldest is evicted (the server's --max-jobs; its default 10,000 otherwise). */
+	maxJobs?: number;
 }
 
 const SERVER_MAIN = join(__dirname, '..', '..', 'server', 'main.js');
@@ -63,6 +65,7 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
 		'--step-ms', String(options.stepMs ?? 1000),
 	];
 	if (options.nativeToken !== false) args.push('--native-token', NATIVE_TOKEN);
+	if (options.maxJobs !== undefined) args.push('--max-jobs', String(options.maxJobs));
 	const { url, child } = await spawnServer(args.slice(1), options.latencyMs);
 	return {
 		url,
