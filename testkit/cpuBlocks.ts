@@ -9,16 +9,21 @@ function cpuMs(): number {
 
 const MAIN_THREAD_SCHEDSTAT = `/proc/self/task/${process.pid}/schedstat`;
 
+/** A field of Linux's schedstat for the main thread (the event loop's), in ms; undefined where the kernel does not say. */
+function schedstatMs(field: 0 | 1): number | undefined {
+	try {
+		return Number(readFileSync(MAIN_THREAD_SCHEDSTAT, 'latin1').split(' ')[field]) / 1e6;
+	} catch {
+		return undefined;
+	}
+}
+
 /**
- * How long the main thread (the event loop's) has waited for a core, in ms: the second field of Linux's schedstat
- * (the time runnable but not running). 0 where the kernel does not say, and the measure is then the older one.
+ * How long the main thread has waited for a core, in ms: schedstat's second field (the time runnable but not
+ * running). 0 where the kernel does not say, and the measure is then the older one.
  */
 export function mainThreadWaitedForCoreMs(): number {
-	try {
-		return Number(readFileSync(MAIN_THREAD_SCHEDSTAT, 'latin1').split(' ')[1]) / 1e6;
-	} catch {
-		return 0;
-	}
+	return schedstatMs(1) ?? 0;
 }
 
 /**
@@ -26,11 +31,7 @@ export function mainThreadWaitedForCoreMs(): number {
  * kernel updates it at its scheduler's ticks (1-4 ms) while the thread runs: for stretches of tens of ms, not less.
  */
 export function mainThreadCpuMs(): number {
-	try {
-		return Number(readFileSync(MAIN_THREAD_SCHEDSTAT, 'latin1').split(' ')[0]) / 1e6;
-	} catch {
-		return cpuMs();
-	}
+	return schedstatMs(0) ?? cpuMs();
 }
 
 export interface CpuBlockWatch {
