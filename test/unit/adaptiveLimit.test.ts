@@ -11,6 +11,8 @@ import type { AnswerSignal, PaceRefusal, PaceTicket, RequestPace } from '../../n
 import { answerReservation, AnswerBudget, FIRST_ANSWER_ESTIMATE, MAX_ANSWER_BYTES_HELD } from '../../nodes/shared/answerBudget';
 import type { AnswerHold } from '../../nodes/shared/answerBudget';
 import { apiRequest, DeadlineClock, MAX_JOB_ANSWER_BYTES, readJobCall } from '../../nodes/shared/transport';
+import { getEventListeners } from 'node:events';
+
 import fc from 'fast-check';
 import { NodeApiError } from 'n8n-workflow';
 import type { IExecuteFunctions, INode, JsonObject } from 'n8n-workflow';
@@ -369,6 +371,24 @@ describe('InFlightLimit (the slots)', () => {
 		wake();
 		await settle();
 		expect(done).toBe(true);
+	});
+
+	test('a back-off that ended leaves nothing behind: its listener on the execution\'s cancel signal is removed', async () => {
+		const cancel = new AbortController();
+		const { slots, granted, ask, settle, sleeps } = slotsHarness(INITIAL_IN_FLIGHT, cancel.signal);
+		ask(INITIAL_IN_FLIGHT);
+		await settle();
+		const tickets = granted as PaceTicket[];
+		const listening = getEventListeners(cancel.signal, 'abort').length;
+		slots.answered(tickets[0], 'busy');
+		const backOff = slots.backOff(tickets[0], 600_000, cancel.signal);
+		await settle();
+		expect(getEventListeners(cancel.signal, 'abort')).toHaveLength(listening + 1);
+		// The rest of the burst refused: the cut wakes it, and it lets go of the signal.
+		for (const ticket of tickets.slice(1)) slots.answered(ticket, 'busy');
+		await backOff;
+		expect(getEventListeners(cancel.signal, 'abort')).toHaveLength(listening);
+		expect(sleeps).toEqual([600_000]);
 	});
 
 	test('a cancelled execution ends a back-off at once', async () => {
