@@ -10,3 +10,34 @@ export function deadlineBound(deadlineMs: number, fallbackMs = Number.POSITIVE_I
 	// Without a finite fallback the run would never end: ten times the deadline (and at least 15 s) is still a bound.
 	return Number.isFinite(fallbackMs) ? (deadlineMs + fallbackMs) / 2 : Math.max(deadlineMs * 10, deadlineMs + 15_000);
 }
+
+/**
+ * A clock that can only run slow, for the upper side of a deadline: it adds the time between turns of the event loop
+ * at least `tickMs` apart, each gap counted up to `tickMs`. It never reads more than the wall time since it started,
+ * and a loop blocked or starved by other work makes it read less, never more: a run checked to end within so many ms
+ * of it cannot fail for a loaded machine, only for a run that truly kept waiting past its deadline.
+ */
+export function slowOnlyClock(tickMs = 50): { readonly ms: number; stop(): number } {
+	let counted = 0;
+	let stopped = false;
+	let last = performance.now();
+	const count = () => {
+		if (stopped) return counted;
+		const now = performance.now();
+		counted += Math.min(now - last, tickMs);
+		last = now;
+		return counted;
+	};
+	const timer = setInterval(count, tickMs);
+	return {
+		get ms() {
+			return count();
+		},
+		stop() {
+			clearInterval(timer);
+			count();
+			stopped = true;
+			return counted;
+		},
+	};
+}
