@@ -5,9 +5,9 @@
  * them (a wait sleeping until its next read holds nothing), so a batch of waits submits every job at once.
  *
  * AdaptiveLimit is a loss-based limit, as TCP paces its window and as Netflix's concurrency-limits recommends for a
- * client (its AIMD), with four changes for a batch: (1) a cut needs a rate of busy answers, not one (a lone 503 among
+ * client (its AIMD), with five changes for a batch: (1) a cut needs a rate of busy answers, not one (a lone 503 among
  * ok answers is an error, not overload: BUSY_SHARE_TO_CUT of a window of answers); (2) a cut goes to the share the
- * service answered ok, not to half; (3) growth past a cut's level is a probe, taken back one step by a busy answer
+ * service answered ok, or to the requests it is still working on if more, not to half; (3) growth past a cut's level is a probe, taken back one step by a busy answer
  * and held for a window, so the limit stays at what the service takes instead of refusing a request each round;
  * (4) a Retry-After pauses new requests once per burst, and the node resumes at the number of that burst the service
  * accepted, never growing past it again; (5) a refusal a cut has answered is resent at its next slot, its retry
@@ -140,6 +140,9 @@ export class AdaptiveLimit {
 	private ceiling: number;
 	/** Answers to requests sent since the last cut, oldest first (true: busy), at most windowSize() of them. */
 	private window: Array<{ seq: number; busy: boolean }> = [];
+	/** Requests sent and not answered yet, and the newest one a status answer refused since the last cut. */
+	private readonly unanswered = new Set<number>();
+	private newestRefused = -1;
 	private busyInWindow = 0;
 	private pausedUntil = 0;
 	private pause: Pause | undefined;
@@ -175,6 +178,7 @@ export class AdaptiveLimit {
 	}
 
 	sent(): PaceTicket {
+		this.unanswered.add(this.sentCount);
 		return { seq: this.sentCount++, atLimit: Math.floor(this.limit) };
 	}
 
@@ -186,17 +190,19 @@ export class AdaptiveLimit {
 		return ticket.atLimit !== undefined && this.allowed() < ticket.atLimit;
 	}
 
-	answered(ticket: PaceTicket, signal: AnswerSignal, retryAfterMs?: number, statusCode = 429): void {
+	answered(ticket: PaceTicket, signal: AnswerSignal, retryAfterMs?: number, statusCode?: number): void {
+		this.unanswered.delete(ticket.seq);
 		this.resume();
 		if (signal === 'neutral') return;
 		const pause = this.pause;
 		if (pause && signal === 'ok' && ticket.seq >= pause.from && ticket.seq < pause.until) pause.accepted++;
 		if (signal === 'busy' && retryAfterMs !== undefined && retryAfterMs > 0 && retryAfterMs <= MAX_PAUSE_MS && ticket.seq >= this.pauseSeq) {
-			this.startPause(retryAfterMs, statusCode);
+			this.startPause(retryAfterMs, statusCode ?? 429);
 		}
 		// Answers to requests sent before the last cut (or pause) neither cut again nor undo it.
 		if (ticket.seq < this.lastCut) return;
 		this.window.push({ seq: ticket.seq, busy: signal === 'busy' });
+		if (signal === 'busy' && statusCode !== undefined) this.newestRefused = Math.max(this.newestRefused, ticket.seq);
 		if (signal === 'busy') this.busyInWindow++;
 		if (this.window.length > this.windowSize() && this.window.shift()?.busy) this.busyInWindow--;
 		if (this.cutOnRate()) return;
@@ -222,13 +228,25 @@ export class AdaptiveLimit {
 		return Math.max(MIN_WINDOW, Math.floor(this.limit));
 	}
 
-	/** A rate of busy answers cuts the limit to the share answered ok; a lone one, or a thin window, does not. */
+	/**
+	 * A rate of busy answers cuts the limit to what the service took: the share answered ok, or the requests still in
+	 * flight that were sent before one it has already refused, if more (a service that refuses what it cannot take at
+	 * once answers those refusals before the work it took: a burst's fast refusals fill the window while the requests
+	 * it accepted are still at work). A lone busy answer, or a thin window, cuts nothing.
+	 */
 	private cutOnRate(): boolean {
 		const busy = this.busyInWindow;
 		const enough = this.window.length >= Math.min(MIN_WINDOW, Math.floor(this.limit));
 		if (this.pause || !enough || busy < MIN_BUSY_TO_CUT || busy <= BUSY_SHARE_TO_CUT * this.window.length) return false;
-		this.cutTo(this.limit * (1 - busy / this.window.length));
+		this.cutTo(Math.max(this.limit * (1 - busy / this.window.length), this.takenBeforeRefused()));
 		return true;
+	}
+
+	/** Requests in flight sent before the newest one the service refused since the last cut: the work it took. */
+	private takenBeforeRefused(): number {
+		let taken = 0;
+		for (const seq of this.unanswered) if (seq < this.newestRefused) taken++;
+		return taken;
 	}
 
 	private cutTo(limit: number): void {
@@ -238,6 +256,7 @@ export class AdaptiveLimit {
 		this.lastCut = this.sentCount;
 		this.window = [];
 		this.busyInWindow = 0;
+		this.newestRefused = -1;
 	}
 
 	/** One pause per burst: the ok answers of the requests then in flight (the last `allowed()` sent) are counted. */

@@ -101,6 +101,32 @@ describe('AdaptiveLimit', () => {
 		expect(limit.allowed()).toBeLessThan(cut + 1);
 	});
 
+	test('a burst refused beyond what the service takes cuts to the requests it is still working on: those in flight sent before one it refused', () => {
+		// 50 sent; the service works on the first 8 and refuses the next 20 at once, while 22 more are on their way.
+		const cutBy = (statusCode: number | undefined) => {
+			const limit = new AdaptiveLimit(1000, () => 0, 50);
+			const tickets = Array.from({ length: 50 }, () => limit.sent());
+			for (const ticket of tickets.slice(8, 28)) limit.answered(ticket, 'busy', undefined, statusCode);
+			return { limit, tickets };
+		};
+		// Not the share answered ok (none: 1), nor all in flight (30): the 8 sent before the newest refusal.
+		expect(cutBy(429).limit.allowed()).toBe(8);
+		expect(cutBy(503).limit.allowed()).toBe(8);
+		// A timeout or a dropped connection says nothing of what the service took: the share answered ok.
+		expect(cutBy(undefined).limit.allowed()).toBe(1);
+		// One of the 8 answered before the cut: 7 left at work.
+		const limit = new AdaptiveLimit(1000, () => 0, 50);
+		const tickets = Array.from({ length: 50 }, () => limit.sent());
+		limit.answered(tickets[0], 'ok');
+		for (const ticket of tickets.slice(8, 28)) limit.answered(ticket, 'busy', undefined, 429);
+		expect(limit.allowed()).toBe(7);
+		// The next cut reads only the refusals heard since this one: timeouts after it cut to the share (none ok), though
+		// the 7 are still at work.
+		const after = Array.from({ length: 20 }, () => limit.sent());
+		for (const ticket of after) limit.answered(ticket, 'busy');
+		expect(limit.allowed()).toBe(1);
+	});
+
 	test(`a thin window never cuts: ${MIN_WINDOW - 1} busy answers of ${MIN_WINDOW - 1} do not, the ${MIN_WINDOW}th does`, () => {
 		const limit = new AdaptiveLimit(1000, () => 0, 40);
 		const tickets = Array.from({ length: 40 }, () => limit.sent());
@@ -569,7 +595,7 @@ describe('InFlightLimit (the slots)', () => {
 /** One step of a generated run of the slots: a request asks, an answer comes, or time passes. */
 type Step =
 	| { kind: 'ask'; budget: number }
-	| { kind: 'answer'; pick: number; signal: AnswerSignal; retryAfterMs?: number }
+	| { kind: 'answer'; pick: number; signal: AnswerSignal; retryAfterMs?: number; statusCode?: number }
 	| { kind: 'advance'; ms: number };
 
 const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
@@ -580,6 +606,8 @@ const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
 			pick: fc.nat(),
 			signal: fc.constantFrom<AnswerSignal>('ok', 'ok', 'ok', 'busy', 'neutral'),
 			retryAfterMs: fc.option(fc.integer({ min: 0, max: MAX_PAUSE_MS + 1000 }), { nil: undefined }),
+			// A busy answer with a status (a refusal) or without (a timeout, a dropped connection).
+			statusCode: fc.option(fc.constantFrom(429, 503), { nil: undefined }),
 		},
 		{ requiredKeys: ['kind', 'pick', 'signal'] },
 	),
@@ -633,7 +661,7 @@ describe('InFlightLimit, generated runs (the rules in docs/guarantees.md, "The i
 						const [ticket] = inFlight.splice(step.pick % inFlight.length, 1);
 						const [running, sendsBefore] = [slots.running(), sends];
 						const pausedBefore = limit.pauseLeft();
-						slots.answered(ticket, step.signal, step.retryAfterMs);
+						slots.answered(ticket, step.signal, step.retryAfterMs, step.statusCode);
 						// Its slot is freed (and taken at once only by a waiter sent now).
 						if (slots.running() !== running - 1 + (sends - sendsBefore)) violations.push('an answer did not free its slot');
 						const asksPause = step.signal === 'busy' && step.retryAfterMs !== undefined && step.retryAfterMs > 0 && step.retryAfterMs <= MAX_PAUSE_MS;
