@@ -13,7 +13,7 @@ import type { Figure } from './lib/figure';
 
 // n8n's logger would print every node error the figures provoke.
 process.env.N8N_LOG_LEVEL ??= 'silent';
-const SMOKE = process.env.BENCH_SMOKE === '1';
+const SMOKE = process.env.BENCH_SMOKE === '1' || (process.env.BENCH_ROWS ?? '') !== '';
 // A bench run is made on purpose to write figures: the blocks it measures in the docs pages too (testkit/measuredBlock.ts).
 // A smoke run measures nothing worth keeping: it writes no figures anywhere.
 if (SMOKE) process.env.UPDATE_DOCS = '0';
@@ -85,7 +85,7 @@ async function main(): Promise<void> {
 		blocks.push({ start: STORAGE_START_MARKER, end: STORAGE_END_MARKER, results: markdownResults(storage, header) });
 	}
 	if (WORK.every((id) => selected.length === 0 || selected.includes(id))) blocks.push({ start: WORK_START_MARKER, end: WORK_END_MARKER, results: markdownResults(work, header) });
-	if (SMOKE) process.stdout.write('\nBENCH_SMOKE=1: nothing written (a smoke run measures nothing worth keeping)\n');
+	if (SMOKE) process.stdout.write('\nBENCH_SMOKE=1 or BENCH_ROWS: nothing written (a smoke run measures nothing worth keeping; some rows would drop the others)\n');
 	else if (allOwn || blocks.length > 0) {
 		writeBenchmarksFile(file, allOwn ? markdownResults(figures, header) : undefined, blocks);
 		process.stdout.write(`\nwritten to ${file}\n`);

@@ -19,3 +19,14 @@ export function warmUps(full = 1): number {
 export function items(full: number): number {
 	return SMOKE ? Math.min(full, Math.max(20, Math.round(full / 10))) : full;
 }
+
+/**
+ * `BENCH_ROWS=D1a,D2a`: only the rows named of the figures that read it (figure D), at full size, for a quick look at
+ * one change; like a smoke run it writes nothing, since a block of some rows would drop the others.
+ */
+export const ROWS = (process.env.BENCH_ROWS ?? '').split(',').map((row) => row.trim()).filter(Boolean);
+
+/** Whether the row `id` runs: every row, unless BENCH_ROWS names some. */
+export function rowWanted(id: string): boolean {
+	return ROWS.length === 0 || ROWS.includes(id);
+}
