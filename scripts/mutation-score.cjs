@@ -44,12 +44,22 @@ function isEquivalent(equivalents, file, mutant, source) {
 		entry.replacement === mutant.replacement && entry.line === text);
 }
 
+/**
+ * Whether a file of the report is judged: every file, unless MUTATION_FILES names some (the run's --mutate list,
+ * comma-separated; a name with `*` is a glob that matches any file).
+ */
+function judged(file) {
+	const named = (process.env.MUTATION_FILES ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+	return named.length === 0 || named.some((name) => name.includes('*') || name === file);
+}
+
 function tally(report, equivalents) {
 	const rows = new Map();
 	const survivors = [];
 	const used = new Set();
 	for (const [path, file] of Object.entries(report.files)) {
 		const name = relative(ROOT, join(ROOT, path)).split('\\').join('/');
+		if (!judged(name)) continue;
 		const row = { file: name, detected: 0, undetected: 0, equivalent: 0 };
 		for (const mutant of file.mutants) {
 			if (DETECTED.has(mutant.status)) row.detected++;
@@ -62,7 +72,8 @@ function tally(report, equivalents) {
 		}
 		rows.set(name, row);
 	}
-	return { rows, survivors, unused: equivalents.filter((_entry, index) => !used.has(index)) };
+	// An entry of a file this run did not mutate is neither met nor missed.
+	return { rows, survivors, unused: equivalents.filter((entry, index) => !used.has(index) && rows.has(entry.file)) };
 }
 
 function score(detected, undetected) {
@@ -100,6 +111,33 @@ function judge(rows) {
 	return { lines, failed };
 }
 
+/** The table rows of a block under `header`, by their first cell. */
+function rowsByKey(block, header) {
+	const lines = block.split('\n');
+	const at = lines.indexOf(header);
+	const rows = [];
+	for (const line of at === -1 ? [] : lines.slice(at + 2)) {
+		if (!line.startsWith('| ')) break;
+		rows.push(line);
+	}
+	return new Map(rows.map((line) => [line.split(' | ')[0].slice(2), line]));
+}
+
+/** Rows of this run replace the rows of the same key; the others stay, each with the run that wrote it. */
+function merged(previous, fresh) {
+	const rows = new Map(previous);
+	for (const line of fresh) rows.set(line.split(' | ')[0].slice(2), line);
+	const order = (key) => (MODULES.findIndex((module) => module.name === key) + 1 || MODULES.length + 1);
+	return [...rows].sort(([a], [b]) => order(a) - order(b) || a.localeCompare(b)).map(([, line]) => line);
+}
+
+const MODULE_HEADER = '| module | last run | files | detected | score | threshold | verdict |';
+const FILE_HEADER = '| file | last run | detected | undetected | equivalent |';
+
+/**
+ * Writes the scores into where-tested.md. Each module (and file) keeps the row of the last run that mutated it, with
+ * that run named, so that runs of one module at a time build the whole table; `every mutated file` is the last run's.
+ */
 function writeDocs(table, fileLines, scope) {
 	const text = readFileSync(PAGE, 'utf8');
 	const start = `<!-- measured:mutation:start (written by ${WRITER}; edit outside the markers) -->`;
@@ -107,19 +145,30 @@ function writeDocs(table, fileLines, scope) {
 	const from = text.indexOf(start);
 	const to = text.indexOf(end);
 	if (from === -1 || to < from) throw new Error(`${PAGE} has no block mutation written by ${WRITER}`);
+	const block = text.slice(from + start.length, to);
 	const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+	const runs = new Map([...block.matchAll(/^- \*\*(run \d+)\*\*: (.*)$/gm)].map((match) => [match[1], match[2]]));
+	const run = `run ${Math.max(0, ...[...runs.keys()].map((key) => Number(key.slice(4)))) + 1}`;
+	runs.set(run, `${new Date().toISOString().slice(0, 10)}, on ${commit}; ${scope}.`);
+	const tag = (line) => line.replace(/^\| ([^|]+) \| /, `| $1 | ${run} | `);
+	const modules = merged(rowsByKey(block, MODULE_HEADER), table.map(tag));
+	const files = merged(rowsByKey(block, FILE_HEADER), fileLines.map(tag));
+	const cited = new Set([...modules, ...files].map((line) => line.split(' | ')[1]));
 	const body = [
-		`Last run: ${new Date().toISOString().slice(0, 10)}, on ${commit}; ${scope}. A score is detected / (detected + undetected), after the mutants recorded as equivalent.`,
+		'A score is detected / (detected + undetected), after the mutants recorded as equivalent. Each row is the last run',
+		'that mutated it; a run narrowed to some tests gives a lower bound of the whole suite\'s score.',
 		'',
-		'| module | files | detected | score | threshold | verdict |',
-		'|---|---|---|---|---|---|',
-		...table,
+		...[...runs].filter(([key]) => cited.has(key)).map(([key, what]) => `- **${key}**: ${what}`),
+		'',
+		MODULE_HEADER,
+		'|---|---|---|---|---|---|---|',
+		...modules,
 		'',
 		'<details><summary>Per file</summary>',
 		'',
-		'| file | detected | undetected | equivalent |',
-		'|---|---|---|---|',
-		...fileLines,
+		FILE_HEADER,
+		'|---|---|---|---|---|',
+		...files,
 		'',
 		'</details>',
 	].join('\n');

@@ -31,5 +31,7 @@ if (args === undefined) {
 }
 const stryker = spawnSync('npx', ['stryker', 'run', ...args], { cwd: ROOT, stdio: 'inherit' });
 if (stryker.status !== 0) process.exit(stryker.status ?? 1);
-const judged = spawnSync(process.execPath, [join(__dirname, 'mutation-score.cjs')], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, MUTATION_SCOPE: scope } });
+// Stryker's report also carries the files of earlier runs kept in its incremental record: only the files named are judged.
+const named = args.includes('--mutate') ? args[args.indexOf('--mutate') + 1] : '';
+const judged = spawnSync(process.execPath, [join(__dirname, 'mutation-score.cjs')], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, MUTATION_SCOPE: scope, MUTATION_FILES: named } });
 process.exit(judged.status ?? 1);

@@ -15,7 +15,7 @@ import { join } from 'path';
 import axios from 'axios';
 import fc from 'fast-check';
 
-import { DataFileLockedError, DataFileLockLostError, HEARTBEAT_ENV, lockDataFile, removeStaleLock, startTimeFromStat, systemFacts } from '../../server/dataFileLock';
+import { DataFileLockedError, DataFileLockLostError, HEARTBEAT_ENV, judgeByPid, lockDataFile, removeStaleLock, startTimeFromStat, systemFacts } from '../../server/dataFileLock';
 import type { LockOptions, LockOwner } from '../../server/dataFileLock';
 import { CatalogIndex, defaultCatalog, JobStore, loadDataFile, ManualClock, MemoryJobStore, startReferenceServer, submitDurably } from '../../server';
 import { writeMeasuredBlock } from '../../testkit/measuredBlock';
@@ -187,6 +187,27 @@ describe('one server per --data file', () => {
 		);
 		// A line cut short of field 22 (a system that says less) gives no start time, not a wrong one.
 		expect(startTimeFromStat('4242 (a) b) S 1 4242')).toBe('');
+	});
+
+	test('judgeByPid: the pid decides only where it means something here; a start time either side does not say is no proof of reuse', () => {
+		const self = { pid: 100, start: '500', boot: 'boot-a', pidns: 'pid:[1]', host: 'host-a' };
+		const running = new Map<number, string>([[200, '700'], [201, '']]);
+		const facts = { self, startTimeOf: (pid: number) => running.get(pid) };
+		const owner = (o: Partial<LockOwner>): LockOwner => ({ pid: 200, start: '700', boot: 'boot-a', pidns: 'pid:[1]', host: 'host-a', file: '/data/jobs.json', ...o });
+		const judge = (o: Partial<LockOwner>) => judgeByPid(owner(o), facts, false);
+		expect(judge({})).toEqual({ alive: true });
+		// Another start time: the pid was reused.
+		expect(judge({ start: '699' })).toEqual({ alive: false, why: 'pid 200 is now another process (started at tick 700, the owner at 699)' });
+		// Either side without a start time: the running pid is taken for the owner.
+		expect(judge({ pid: 201, start: '700' })).toEqual({ alive: true });
+		expect(judge({ start: '' })).toEqual({ alive: true });
+		expect(judge({ pid: 202 })).toEqual({ alive: false, why: 'its process (pid 202) is gone' });
+		// Another boot, or another pid namespace on this boot: the pid proves nothing here.
+		expect(judge({ boot: 'boot-b' })).toBeUndefined();
+		expect(judge({ pidns: 'pid:[2]' })).toBeUndefined();
+		// A lock without a boot id: judged by pid on the same host name only.
+		expect(judge({ boot: '', pidns: '', pid: 202 })).toEqual({ alive: false, why: 'its process (pid 202) is gone' });
+		expect(judge({ boot: '', pidns: '', host: 'host-b' })).toBeUndefined();
 	});
 
 	test('a lock naming this very process is stale unless this process holds it (PID 1 restarted in a container)', async () => {
@@ -399,6 +420,95 @@ describe('one server per --data file', () => {
 		]);
 		lock.release();
 		expect(existsSync(lock.path)).toBe(true);
+	});
+
+	test('the heartbeat: one touch of the lock at a time, its descriptor closed on release whether a touch is in flight or not', async () => {
+		const data = join(dir, 'jobs.json');
+		// Descriptors open on the lock file (under its name, moved aside, or deleted).
+		const openFds = () =>
+			readdirSync('/proc/self/fd').filter((fd) => {
+				try {
+					return fs.readlinkSync(`/proc/self/fd/${fd}`).startsWith(`${realpathSync(dir)}/jobs.json.lock`);
+				} catch {
+					return false;
+				}
+			}).length;
+		const realFutimes = fs.futimes;
+		const held: Array<() => void> = [];
+		// Each touch is held until the test lets it finish: a release can come while one is in flight.
+		jest.spyOn(fs, 'futimes').mockImplementation(((fd: number, atime: number, mtime: number, done: (err: NodeJS.ErrnoException | null) => void) => {
+			held.push(() => realFutimes(fd, atime, mtime, done));
+		}) as typeof fs.futimes);
+		try {
+			const before = openFds();
+			const lock = await lockDataFile(data, { heartbeatMs: 2 });
+			while (held.length === 0) await new Promise((r) => setTimeout(r, 2));
+			// Several beats later, still the one touch: a beat does not touch again while one is in flight.
+			await new Promise((r) => setTimeout(r, 40));
+			expect(held).toHaveLength(1);
+			lock.release();
+			// Released with the touch in flight: the descriptor closes once the touch ends, not before.
+			expect(openFds()).toBe(before + 1);
+			held.shift()?.();
+			await new Promise((r) => setTimeout(r, 20));
+			expect(openFds()).toBe(before);
+			expect(held).toHaveLength(0);
+			// Released with no touch in flight: closed at once.
+			jest.restoreAllMocks();
+			const again = await lockDataFile(data, { heartbeatMs: 60_000 });
+			expect(openFds()).toBe(before + 1);
+			again.release();
+			expect(openFds()).toBe(before);
+		} finally {
+			jest.restoreAllMocks();
+			for (const finish of held) finish();
+		}
+	});
+
+	test('the heartbeat keeps the lock moving: its mtime changes beat after beat, not once', async () => {
+		const data = join(dir, 'jobs.json');
+		const lock = await lockDataFile(data, { heartbeatMs: 5 });
+		const stamps = new Set([statSync(lock.path).mtimeMs]);
+		for (let waits = 0; stamps.size < 3 && waits < 400; waits++) {
+			await new Promise((r) => setTimeout(r, 5));
+			stamps.add(statSync(lock.path).mtimeMs);
+		}
+		lock.release();
+		expect(stamps.size).toBe(3);
+	});
+
+	(linux ? test : test.skip)("a start that loses the race to create the lock reads the winner's lock: refused, naming it", async () => {
+		const data = join(dir, 'jobs.json');
+		const realLink = fs.linkSync;
+		let raced = false;
+		// Another server's lock appears between this start's look (none) and its create.
+		jest.spyOn(fs, 'linkSync').mockImplementation((from, to) => {
+			if (!raced && String(to).endsWith('.lock')) {
+				raced = true;
+				ownerLock(data, { pid: process.ppid, start: systemFacts().startTimeOf(process.ppid) ?? '' });
+			}
+			realLink(from, to);
+		});
+		try {
+			await expect(lockDataFile(data)).rejects.toThrow(`is in use by server pid ${process.ppid} (lock file`);
+			expect(raced).toBe(true);
+		} finally {
+			jest.restoreAllMocks();
+		}
+	});
+
+	test('a lock whose owner cannot be checked, removed while it is watched, is no takeover: the start takes a new lock', async () => {
+		const data = join(dir, 'jobs.json');
+		ownerLock(data, { boot: '00000000-0000-4000-8000-000000000000', pid: process.ppid });
+		let waits = 0;
+		const removing = (): Promise<void> => {
+			if (++waits === 2) rmSync(`${data}.lock`);
+			return Promise.resolve();
+		};
+		const lock = await lockDataFile(data, { sleep: removing });
+		expect(waits).toBe(2);
+		expect([lock.tookOverStale, lock.staleReason]).toEqual([false, undefined]);
+		lock.release();
 	});
 
 	test('the owner refreshes its lock (its heartbeat), and stops once it released it', async () => {
