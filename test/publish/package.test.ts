@@ -13,8 +13,9 @@ import { installPackedProject } from '../../host/workspace';
 const NO_REGISTRY = 'http://127.0.0.1:9/';
 
 function run(command: string, args: string[], cwd: string): { status: number | null; output: string } {
-	// Jest sets NODE_ENV=test, which makes eslint-plugin-n8n-nodes-base check made-up file names.
-	const env = { ...process.env, NODE_ENV: undefined };
+	// Jest sets NODE_ENV=test, which makes eslint-plugin-n8n-nodes-base check made-up file names; an outer
+	// `npm run -s …` passes npm_config_loglevel=silent, which would hide what npm publish prints.
+	const env = { ...process.env, NODE_ENV: undefined, npm_config_loglevel: undefined };
 	const result = spawnSync(command, args, { cwd, env, encoding: 'utf8', timeout: 120_000 });
 	return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
