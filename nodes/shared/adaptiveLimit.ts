@@ -7,8 +7,9 @@
  * AdaptiveLimit is a loss-based limit, as TCP paces its window and as Netflix's concurrency-limits recommends for a
  * client (its AIMD), with five changes for a batch: (1) a cut needs a rate of busy answers, not one (a lone 503 among
  * ok answers is an error, not overload: BUSY_SHARE_TO_CUT of a window of answers); (2) a cut goes to the share the
- * service answered ok, or to the requests it is still working on if more, not to half; (3) growth past a cut's level is a probe, taken back one step by a busy answer
- * and held for a window, so the limit stays at what the service takes instead of refusing a request each round;
+ * service answered ok, or to the requests it is still working on if more, not to half; (3) growth past a cut's level
+ * is a probe, taken back one step by a busy answer and held for a window, so the limit stays at what the service
+ * takes instead of refusing a request each round;
  * (4) a Retry-After pauses new requests once per burst, and the node resumes at the number of that burst the service
  * accepted, never growing past it again; (5) a refusal a cut has answered is resent at its next slot, its retry
  * delay cut short (withdrawn, backOff): the cut is its backoff, and a delay would only hold its item past the batch's
