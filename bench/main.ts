@@ -10,10 +10,11 @@
 import { join } from 'path';
 
 import type { Figure } from './lib/figure';
+import { ROWS, SMOKE as SMOKE_RUN } from './lib/smoke';
 
 // n8n's logger would print every node error the figures provoke.
 process.env.N8N_LOG_LEVEL ??= 'silent';
-const SMOKE = process.env.BENCH_SMOKE === '1' || (process.env.BENCH_ROWS ?? '') !== '';
+const SMOKE = SMOKE_RUN || ROWS.length > 0;
 // A bench run is made on purpose to write figures: the blocks it measures in the docs pages too (testkit/measuredBlock.ts).
 // A smoke run measures nothing worth keeping: it writes no figures anywhere.
 if (SMOKE) process.env.UPDATE_DOCS = '0';

@@ -44,13 +44,12 @@ function isEquivalent(equivalents, file, mutant, source) {
 		entry.replacement === mutant.replacement && entry.line === text);
 }
 
-/**
- * Whether a file of the report is judged: every file, unless MUTATION_FILES names some (the run's --mutate list,
- * comma-separated; a name with `*` is a glob that matches any file).
- */
+/** The run's --mutate list (MUTATION_FILES, comma-separated), each without a line range (`file.ts:10-40`). */
+const NAMED = (process.env.MUTATION_FILES ?? '').split(',').map((name) => name.trim().replace(/:[\d:-]+$/, '')).filter(Boolean);
+
+/** Whether a file of the report is judged: every file, unless the run named some (a name with `*` matches any). */
 function judged(file) {
-	const named = (process.env.MUTATION_FILES ?? '').split(',').map((name) => name.trim()).filter(Boolean);
-	return named.length === 0 || named.some((name) => name.includes('*') || name === file);
+	return NAMED.length === 0 || NAMED.some((name) => name.includes('*') || name === file);
 }
 
 function tally(report, equivalents) {
