@@ -6,6 +6,7 @@
  */
 import type { ICredentialDataDecryptedObject, IHttpRequestOptions } from 'n8n-workflow';
 
+import { freePort } from '../../host/n8n';
 import { startReferenceServer } from '../../server';
 import type { NativeAuth } from '../../server';
 import { slowOnlyClock } from '../../testkit/deadline';
@@ -169,9 +170,9 @@ describe('wrong addresses and other services', () => {
 	};
 
 	test.each(['bearer', 'relay'] as const)('%s: nothing listening: "Cannot reach", and the URL field to check', async (kind) => {
-		const closed = await started(() => ({ kind: 'json', body: [] }));
-		await closed.close();
-		servers = [];
+		// Below the ephemeral range: no other test's listen(0) can take it meanwhile.
+		const port = await freePort();
+		const closed = { url: `http://127.0.0.1:${port}`, host: `127.0.0.1:${port}` };
 		const result = await testCredentialAsN8nDoes(typeOf(kind), credentialOf(kind, closed.url));
 		const field = kind === 'relay' ? 'Relay URL' : 'Base URL';
 		expect(result).toEqual({ status: 'Error', message: `Cannot reach ${closed.host} (ECONNREFUSED). Check the ${field} (with http:// or https://) and that the service is running.` });

@@ -12,6 +12,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { jobsToReadIndividually, loadState } from '../../nodes/JobExecutionTrigger/jobStatusTracker';
 import { MAX_PARSED_LOG_CHARS } from '../../nodes/shared/logParser';
 import { cutMarker, LIST_KEPT_WHOLE_BYTES, MAX_JOBS_PER_LIST, MAX_STRING_CHARS, transportTiming, wallCeiling } from '../../nodes/shared/transport';
+import { freePort } from '../../host/n8n';
 import { slowOnlyClock } from '../../testkit/deadline';
 import { NODE_NAME, runActionNode } from '../../testkit/engine';
 import { searchList } from '../../testkit/listSearch';
@@ -207,8 +208,8 @@ describe('a service that misbehaves on purpose, every target, native and relay',
 	});
 
 	test('with the default 60 s call limit, a Wait Timeout of 2 s against a drip ends by that Timeout, after one read; a refused port times out in words n8n keeps', async () => {
-		const refused = await startHostileServer(() => ({ kind: 'json', body: {} }));
-		await refused.close();
+		// A port below the ephemeral range: one closed after use could be taken by a drip server here (a CI run once was).
+		const refused = { url: `http://127.0.0.1:${await freePort()}` };
 		const drips = (['bearer', 'relay'] as Variant[]).flatMap((variant) =>
 			(['wait', 'submitAndWait'] as Target[]).map(async (target) => {
 				const server = await hostile(scriptFor(target, () => ({ kind: 'drip' })));
