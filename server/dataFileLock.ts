@@ -107,7 +107,7 @@ function procStartTime(pid: number): string | undefined {
 }
 
 // Without /proc: alive unless the system says no such process (EPERM: it exists, owned by another user).
-function signalAlive(pid: number): string | undefined {
+export function signalAlive(pid: number): string | undefined {
 	try {
 		process.kill(pid, 0);
 		return '';

@@ -6,16 +6,16 @@
  * its owner: after a takeover the old owner's release leaves the successor's lock (issue 48).
  * Also: a store with a journal has no way to show a job before it is saved (MemoryJobStore, submitDurably).
  */
-import { spawn } from 'child_process';
+import { spawn, spawnSync } from 'child_process';
 import { once } from 'events';
-import { existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'fs';
+import { existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'fs';
 import { hostname, tmpdir } from 'os';
 import { join } from 'path';
 
 import axios from 'axios';
 import fc from 'fast-check';
 
-import { DataFileLockedError, DataFileLockLostError, HEARTBEAT_ENV, judgeByPid, lockDataFile, removeStaleLock, startTimeFromStat, systemFacts } from '../../server/dataFileLock';
+import { DataFileLockedError, DataFileLockLostError, HEARTBEAT_ENV, judgeByPid, lockDataFile, removeStaleLock, signalAlive, startTimeFromStat, systemFacts } from '../../server/dataFileLock';
 import type { LockOptions, LockOwner } from '../../server/dataFileLock';
 import { CatalogIndex, defaultCatalog, JobStore, loadDataFile, ManualClock, MemoryJobStore, startReferenceServer, submitDurably } from '../../server';
 import { writeMeasuredBlock } from '../../testkit/measuredBlock';
@@ -509,6 +509,143 @@ describe('one server per --data file', () => {
 		expect(waits).toBe(2);
 		expect([lock.tookOverStale, lock.staleReason]).toEqual([false, undefined]);
 		lock.release();
+	});
+
+	/** What a throw carried (its code), or undefined when nothing was thrown. */
+	const thrown = (run: () => unknown): unknown => {
+		try {
+			run();
+		} catch (err) {
+			return err;
+		}
+		return undefined;
+	};
+	/** A pid no process has: one that ran and was reaped. */
+	const gonePid = (): number => spawnSync('true').pid as number;
+
+	(linux ? test : test.skip)('what this process writes of itself: its pid, start time, boot id, pid namespace and host, read exactly', () => {
+		const self = systemFacts().self;
+		expect(self).toEqual({
+			pid: process.pid,
+			start: startTimeFromStat(readFileSync('/proc/self/stat', 'utf8')),
+			boot: readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(),
+			pidns: readlinkSync('/proc/self/ns/pid'),
+			host: hostname(),
+		});
+		expect([self.start, self.boot, self.pidns]).toEqual([expect.stringMatching(/^\d+$/), expect.stringMatching(/^[0-9a-f-]{36}$/), expect.stringMatching(/^pid:\[\d+\]$/)]);
+	});
+
+	test('without /proc, a pid is alive unless the system says there is no such process (EPERM: it exists, another user\'s)', () => {
+		expect([signalAlive(process.pid), signalAlive(gonePid())]).toEqual(['', undefined]);
+		for (const [code, alive] of [['EPERM', ''], ['EINVAL', undefined]] as const) {
+			jest.spyOn(process, 'kill').mockImplementationOnce(() => {
+				throw Object.assign(new Error(code), { code });
+			});
+			expect(signalAlive(4242)).toBe(alive);
+			jest.restoreAllMocks();
+		}
+	});
+
+	test('a lock whose pid is not whole or whose host is not text is unreadable (its heartbeat decides); a start time not text is none', async () => {
+		const data = join(dir, 'jobs.json');
+		// Read as they stand, each would name a pid that is gone, here: a takeover saying so, not the heartbeat's.
+		for (const owner of [{ pid: 1.5 }, { pid: gonePid(), host: 42 }]) {
+			ownerLock(data, owner as unknown as Partial<LockOwner>);
+			const lock = await lockDataFile(data, noWait);
+			expect(lock.staleReason).toBe('it was not refreshed for 5000 ms (its owner cannot be checked from here)');
+			lock.release();
+		}
+		// A start time of another type is no start time: the live pid is not taken for reused.
+		ownerLock(data, { pid: process.ppid, start: 1 as unknown as string });
+		await expect(lockDataFile(data, noWait)).rejects.toThrow(`is in use by server pid ${process.ppid} (lock file`);
+	});
+
+	test('a lock that cannot be opened for another reason than its absence is an error, not a free lock', async () => {
+		const data = join(dir, 'jobs.json');
+		symlinkSync('jobs.json.lock', `${data}.lock`);
+		await expect(lockDataFile(data, noWait)).rejects.toMatchObject({ code: 'ELOOP' });
+	});
+
+	test('a lock found at each try and gone at each watch: eight tries, no wait, then refused naming no owner', async () => {
+		const data = join(dir, 'jobs.json');
+		ownerLock(data, { boot: '00000000-0000-4000-8000-000000000000', pid: process.ppid });
+		const realStat = fs.statSync;
+		jest.spyOn(fs, 'statSync').mockImplementation(((path: string, options?: object) => (String(path).endsWith('.lock') ? undefined : realStat(path, options))) as typeof fs.statSync);
+		const opened = jest.spyOn(fs, 'openSync');
+		let sleeps = 0;
+		try {
+			await expect(lockDataFile(data, { sleep: () => Promise.resolve(void sleeps++) })).rejects.toThrow(
+				new RegExp(`^data file .*jobs\\.json is in use by another server \\(lock file .*jobs\\.json\\.lock\\): two servers`),
+			);
+			expect([opened.mock.calls.filter(([path]) => String(path).endsWith('.lock')).length, sleeps]).toEqual([8, 0]);
+		} finally {
+			jest.restoreAllMocks();
+		}
+	});
+
+	test('a file with two names: only a lock on that very file names its holder; other locks, unreadable ones and other files do not', async () => {
+		const data = join(dir, 'jobs.json');
+		const unrelated = join(dir, 'unrelated.json');
+		writeFileSync(data, '[]');
+		writeFileSync(unrelated, '[]');
+		linkSync(data, join(dir, 'other.json'));
+		const owner = (file: string) => JSON.stringify({ ...systemFacts().self, pid: process.ppid, file });
+		writeFileSync(`${unrelated}.lock`, owner(unrelated));
+		writeFileSync(join(dir, 'broken.lock'), 'not a lock');
+		writeFileSync(join(dir, 'missing.json.lock'), owner(join(dir, 'missing.json')));
+		writeFileSync(join(dir, 'notes.txt'), owner(data));
+		await expect(lockDataFile(join(dir, 'other.json'), noWait)).rejects.toThrow(
+			new DataFileLockedError(
+				`data file ${join(dir, 'other.json')} has 2 names (hard links): a server on each name would overwrite the other's jobs, and compaction would split the names; use one name (a symlink is fine) or another --data file`,
+			),
+		);
+	});
+
+	test('where the file system has no hard links, a lock another start created meanwhile is not overwritten: refused, naming it', async () => {
+		const data = join(dir, 'jobs.json');
+		jest.spyOn(fs, 'linkSync').mockImplementationOnce(() => {
+			ownerLock(data, { pid: process.ppid, start: systemFacts().startTimeOf(process.ppid) ?? '' });
+			throw Object.assign(new Error('EPERM'), { code: 'EPERM' });
+		});
+		try {
+			await expect(lockDataFile(data, noWait)).rejects.toThrow(`is in use by server pid ${process.ppid} (lock file`);
+		} finally {
+			jest.restoreAllMocks();
+		}
+	});
+
+	test('removing a stale lock that is already gone is fine; another error is thrown', () => {
+		expect(thrown(() => removeStaleLock(join(dir, 'none.lock'), 1))).toBeUndefined();
+		writeFileSync(join(dir, 'file'), '');
+		expect(thrown(() => removeStaleLock(join(dir, 'file', 'x.lock'), 1))).toMatchObject({ code: 'ENOTDIR' });
+	});
+
+	test('the heartbeat moves the lock on even while the clock stands still: a second a beat', async () => {
+		const data = join(dir, 'jobs.json');
+		const lock = await lockDataFile(data, { heartbeatMs: 5 });
+		jest.spyOn(Date, 'now').mockReturnValue(Date.now());
+		const stamps = new Set([statSync(lock.path).mtimeMs]);
+		try {
+			for (let waits = 0; stamps.size < 3 && waits < 400; waits++) {
+				await new Promise((r) => setTimeout(r, 5));
+				stamps.add(statSync(lock.path).mtimeMs);
+			}
+		} finally {
+			jest.restoreAllMocks();
+			lock.release();
+		}
+		expect(stamps.size).toBe(3);
+	});
+
+	test('with no sleep given, the watch of an owner that cannot be checked waits in real time: one beating every 10 ms is alive', async () => {
+		const data = join(dir, 'jobs.json');
+		ownerLock(data, { boot: '00000000-0000-4000-8000-000000000000', pid: process.ppid });
+		const beat = setInterval(() => utimesSync(`${data}.lock`, new Date(), new Date()), 10);
+		try {
+			await expect(lockDataFile(data, { heartbeatMs: 20 })).rejects.toThrow(`is in use by server pid ${process.ppid} (lock file`);
+		} finally {
+			clearInterval(beat);
+		}
 	});
 
 	test('the owner refreshes its lock (its heartbeat), and stops once it released it', async () => {
