@@ -2,9 +2,8 @@
  * The transport's promises, through the engine: tolerant reading, reads retried, submits never repeated,
  * errors that say what happened without any secret.
  */
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 
+import { freePort } from '../../host/n8n';
 import { runActionNode } from '../../testkit/engine';
 import { slowOnlyClock } from '../../testkit/deadline';
 import { credentialsFor, INTERFACES, SALES, SECRETS, startFixture } from '../../testkit/fixtures';
@@ -18,14 +17,6 @@ import { MAX_RETRY_AFTER_MS, parseRetryAfter, retryAfterMs, toNodeApiError } fro
 import { MAX_JOB_ANSWER_BYTES } from '../../nodes/shared/transport/answer';
 import { startHostileServer } from '../../testkit/hostileServer';
 import type { HostileRequest, Listener } from '../../testkit/hostileServer';
-
-async function closedPort(): Promise<number> {
-	const probe = createServer();
-	await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-	const { port } = probe.address() as AddressInfo;
-	await new Promise<void>((resolve) => probe.close(() => resolve()));
-	return port;
-}
 
 // Reads are retried as in production, without waiting the production backoff.
 const productionDelays = transportTiming.retryDelaysMs;
@@ -131,7 +122,8 @@ describe.each(INTERFACES)('transport over the %s interface', (kind: Interface) =
 
 	test('an unreachable service: a clear message naming the host, no job, no secret', async () => {
 		fx = await startFixture(kind);
-		const port = await closedPort();
+		// Below the ephemeral range: a port closed after use could be taken by another test's server meanwhile.
+		const port = await freePort();
 		const result = await runActionNode({
 			credentials: credentialsFor(`http://127.0.0.1:${port}`),
 			parameters: parameters({ operation: 'submit', ...fx.flow(SALES), runProfileName: 'default' }),
