@@ -38,10 +38,15 @@ function lineText(source, line) {
 	return (source.split('\n')[line - 1] ?? '').trim();
 }
 
+/**
+ * An entry names its mutant by file, mutator, replacement and line text; where lines of the same text hold mutants
+ * that differ (two `} catch {`), `previous`, the trimmed line before it, tells which one.
+ */
 function isEquivalent(equivalents, file, mutant, source) {
 	const text = lineText(source, mutant.location.start.line);
+	const previous = lineText(source, mutant.location.start.line - 1);
 	return equivalents.some((entry) => entry.file === file && entry.mutator === mutant.mutatorName &&
-		entry.replacement === mutant.replacement && entry.line === text);
+		entry.replacement === mutant.replacement && entry.line === text && (entry.previous === undefined || entry.previous === previous));
 }
 
 /** The run's --mutate list (MUTATION_FILES, comma-separated), each without a line range (`file.ts:10-40`). */

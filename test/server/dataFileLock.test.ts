@@ -15,7 +15,7 @@ import { join } from 'path';
 import axios from 'axios';
 import fc from 'fast-check';
 
-import { DataFileLockedError, DataFileLockLostError, HEARTBEAT_ENV, judgeByPid, lockDataFile, removeStaleLock, signalAlive, startTimeFromStat, systemFacts } from '../../server/dataFileLock';
+import { DataFileLockedError, DataFileLockLostError, HEARTBEAT_ENV, judgeByPid, lockDataFile, realDataPath, removeStaleLock, signalAlive, startTimeFromStat, systemFacts } from '../../server/dataFileLock';
 import type { LockOptions, LockOwner } from '../../server/dataFileLock';
 import { CatalogIndex, defaultCatalog, JobStore, loadDataFile, ManualClock, MemoryJobStore, startReferenceServer, submitDurably } from '../../server';
 import { writeMeasuredBlock } from '../../testkit/measuredBlock';
@@ -467,6 +467,7 @@ describe('one server per --data file', () => {
 
 	test('the heartbeat keeps the lock moving: its mtime changes beat after beat, not once', async () => {
 		const data = join(dir, 'jobs.json');
+		const startedAt = Date.now();
 		const lock = await lockDataFile(data, { heartbeatMs: 5 });
 		const stamps = new Set([statSync(lock.path).mtimeMs]);
 		for (let waits = 0; stamps.size < 3 && waits < 400; waits++) {
@@ -475,6 +476,8 @@ describe('one server per --data file', () => {
 		}
 		lock.release();
 		expect(stamps.size).toBe(3);
+		// Each beat is the clock's time (or a second past the last beat): a lock's age reads true to a person too.
+		for (const stamp of stamps) expect(stamp).toBeGreaterThanOrEqual(startedAt - 1000);
 	});
 
 	(linux ? test : test.skip)("a start that loses the race to create the lock reads the winner's lock: refused, naming it", async () => {
@@ -618,6 +621,38 @@ describe('one server per --data file', () => {
 		expect(thrown(() => removeStaleLock(join(dir, 'none.lock'), 1))).toBeUndefined();
 		writeFileSync(join(dir, 'file'), '');
 		expect(thrown(() => removeStaleLock(join(dir, 'file', 'x.lock'), 1))).toMatchObject({ code: 'ENOTDIR' });
+		// An error that leaves nothing behind to trip over later (the move itself failed): thrown all the same.
+		writeFileSync(join(dir, 'jobs.json.lock'), 'stale');
+		jest.spyOn(fs, 'renameSync').mockImplementationOnce(() => {
+			throw Object.assign(new Error('EIO'), { code: 'EIO' });
+		});
+		try {
+			expect(thrown(() => removeStaleLock(join(dir, 'jobs.json.lock'), 1))).toMatchObject({ code: 'EIO' });
+		} finally {
+			jest.restoreAllMocks();
+		}
+	});
+
+	test('where the file system has no hard links, an exclusive create that fails for another reason than a lock there is thrown', async () => {
+		const data = join(dir, 'jobs.json');
+		const realWrite = fs.writeFileSync;
+		jest.spyOn(fs, 'linkSync').mockImplementation(() => {
+			throw Object.assign(new Error('EPERM'), { code: 'EPERM' });
+		});
+		jest.spyOn(fs, 'writeFileSync').mockImplementation(((path: string, ...rest: Parameters<typeof fs.writeFileSync> extends [unknown, ...infer R] ? R : never) => {
+			if (String(path).endsWith('.lock')) throw Object.assign(new Error('ENOSPC'), { code: 'ENOSPC' });
+			return realWrite(path, ...rest);
+		}) as typeof fs.writeFileSync);
+		try {
+			await expect(lockDataFile(data, noWait)).rejects.toMatchObject({ code: 'ENOSPC' });
+		} finally {
+			jest.restoreAllMocks();
+		}
+	});
+
+	test("a data file in a folder that does not exist is named by its absolute path (the lock's create then fails there, not elsewhere)", () => {
+		const missing = join(dir, 'missing', 'jobs.json');
+		expect(realDataPath(missing)).toBe(missing);
 	});
 
 	test('the heartbeat moves the lock on even while the clock stands still: a second a beat', async () => {
