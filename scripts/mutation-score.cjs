@@ -135,12 +135,23 @@ function merged(previous, fresh) {
 	return [...rows].sort(([a], [b]) => order(a) - order(b) || a.localeCompare(b)).map(([, line]) => line);
 }
 
+/** The row of every file in the table, each scored by the last run that mutated it: the runs are named. */
+function everyFile(files) {
+	const cells = files.map((line) => line.split(' | '));
+	const detected = cells.reduce((sum, cell) => sum + Number(cell[2]), 0);
+	const undetected = cells.reduce((sum, cell) => sum + Number(cell[3]), 0);
+	const runs = [...new Set(cells.map((cell) => cell[1]))].sort((a, b) => Number(a.slice(4)) - Number(b.slice(4)));
+	const value = score(detected, undetected) ?? 0;
+	const label = runs.length === 1 ? runs[0] : `runs ${runs.map((run) => run.slice(4)).join(', ')}`;
+	return `| every mutated file | ${label} | ${cells.length} | ${detected} / ${detected + undetected} | ${value.toFixed(1)} % | ${OVERALL} % | ${value >= OVERALL ? 'pass' : '**below**'} |`;
+}
+
 const MODULE_HEADER = '| module | last run | files | detected | score | threshold | verdict |';
 const FILE_HEADER = '| file | last run | detected | undetected | equivalent |';
 
 /**
  * Writes the scores into where-tested.md. Each module (and file) keeps the row of the last run that mutated it, with
- * that run named, so that runs of one module at a time build the whole table; `every mutated file` is the last run's.
+ * that run named, so that runs of one module at a time build the whole table; `every mutated file` sums the file rows.
  */
 function writeDocs(table, fileLines, scope) {
 	const text = readFileSync(PAGE, 'utf8');
@@ -155,8 +166,8 @@ function writeDocs(table, fileLines, scope) {
 	const run = `run ${Math.max(0, ...[...runs.keys()].map((key) => Number(key.slice(4)))) + 1}`;
 	runs.set(run, `${new Date().toISOString().slice(0, 10)}, on ${commit}; ${scope}.`);
 	const tag = (line) => line.replace(/^\| ([^|]+) \| /, `| $1 | ${run} | `);
-	const modules = merged(rowsByKey(block, MODULE_HEADER), table.map(tag));
 	const files = merged(rowsByKey(block, FILE_HEADER), fileLines.map(tag));
+	const modules = merged(rowsByKey(block, MODULE_HEADER), table.map(tag)).map((line) => (line.startsWith('| every mutated file |') ? everyFile(files) : line));
 	const cited = new Set([...modules, ...files].map((line) => line.split(' | ')[1]));
 	const body = [
 		'A score is detected / (detected + undetected), after the mutants recorded as equivalent. Each row is the last run',

@@ -1,6 +1,6 @@
 // The pure request builders: one native call sent two ways (native, relay), job parameters, and tolerant body reading.
-import { buildNativeRequest, buildRelayRequest, encodeQuery, flowNavigationUrl, jobsPath, readJobCall, submitCall } from '../../nodes/shared/transport/requestBuilders';
-import { normalizeServiceUrl } from '../../nodes/shared/transport/serviceCredentials';
+import { buildNativeRequest, buildRelayRequest, encodeQuery, flowNavigationUrl, jobsPath, listCall, readJobCall, submitCall } from '../../nodes/shared/transport/requestBuilders';
+import { credentialProblem, displayHost, keyAsSent, normalizeServiceUrl } from '../../nodes/shared/transport/serviceCredentials';
 import { jobIdProblem } from '../../nodes/shared/jobVocabulary';
 import { checkParameters, parametersFromJson } from '../../nodes/JobExecution/helpers/jobParameters';
 import { cleanParsed, cutMarker, jsonShapeProblem, MAX_ANSWER_VALUES, MAX_STRING_CHARS, parseBody } from '../../nodes/shared/transport';
@@ -93,6 +93,96 @@ describe('request builders: one call, two interfaces', () => {
 		expect(flowNavigationUrl('http://h', { flowFileName: '/S/a b.flow', runProfile: 'p&q' })).toBe(
 			'http://h/api/v1/flows?flowFileName=%2FS%2Fa%20b.flow&runProfile=p%26q',
 		);
+	});
+});
+
+describe('the calls, exactly as built (every field, none extra)', () => {
+	test('submit, read (whole or status only) and list: intent, method, path and query', () => {
+		const body = { flowId: 'f-1' };
+		expect(submitCall(body)).toStrictEqual({ intent: 'submit', method: 'POST', path: '/jobs', body });
+		expect(readJobCall('a b')).toStrictEqual({ intent: 'readJob', method: 'GET', path: '/jobs/a%20b', query: { filter: undefined } });
+		expect(readJobCall('a', true).query).toStrictEqual({ filter: 'executionStatus' });
+		expect(listCall('active')).toStrictEqual({ intent: 'list', method: 'GET', path: '/jobs', query: { filter: 'active' } });
+		expect(listCall().query).toStrictEqual({ filter: undefined });
+	});
+
+	test('an id that cannot name one job is refused before any call is built, saying why', () => {
+		expect(() => jobsPath('')).toThrow(new Error('Job ID is empty'));
+		expect(() => readJobCall('..')).toThrow(new Error('Job ID cannot be "." or ".."'));
+	});
+
+	test('a query leaves out empty values as well as missing ones', () => {
+		expect(encodeQuery({ a: 'x', b: '', c: undefined })).toBe('?a=x');
+		expect(encodeQuery({ b: '' })).toBe('');
+	});
+
+	test('native: a submit carries its body as JSON; a read carries no body and no Content-Type', () => {
+		const body = { flowId: 'f-1' };
+		expect(buildNativeRequest('http://h', submitCall(body))).toStrictEqual({
+			method: 'POST',
+			url: 'http://h/api/v1/jobs',
+			headers: { Accept: 'application/json, text/plain, */*', 'Content-Type': 'application/json' },
+			body,
+		});
+		expect(buildNativeRequest('http://h', readJobCall('a'))).toStrictEqual({ method: 'GET', url: 'http://h/api/v1/jobs/a', headers: { Accept: 'application/json, text/plain, */*' } });
+	});
+
+	test('relay: a read carries no body at all', () => {
+		expect('body' in buildRelayRequest('http://r', readJobCall('a'))).toBe(false);
+	});
+});
+
+describe('what a credential holds, checked before anything is sent', () => {
+	test.each([
+		['https://jobs.example.com/api/v1//', 'jobExecutionApi', 'https://jobs.example.com'],
+		['https://jobs.example.com/API/V1', 'jobExecutionApi', 'https://jobs.example.com'],
+		['https://jobs.example.com/api/v1/extra', 'jobExecutionApi', 'https://jobs.example.com/api/v1/extra'],
+		['https://relay.example.com/CALL/', 'jobExecutionRelayApi', 'https://relay.example.com'],
+		['https://relay.example.com/call/extra', 'jobExecutionRelayApi', 'https://relay.example.com/call/extra'],
+		['https://relay.example.com/api/v1', 'jobExecutionRelayApi', 'https://relay.example.com/api/v1'],
+	] as const)('normalizeServiceUrl(%j, %s) = %j: only the suffix at the end goes, and every trailing slash', (raw, type, url) => {
+		expect(normalizeServiceUrl(raw, type)).toStrictEqual({ url });
+	});
+
+	test.each([
+		[undefined, "The credential's Base URL is empty"],
+		[42, "The credential's Base URL is empty"],
+		['  jobs.example.com  ', 'The credential\'s Base URL "jobs.example.com" is not a valid URL: it must start with http:// or https://'],
+		['https://user@jobs.example.com', "The credential's Base URL must not contain a user or password: use the authentication fields"],
+		['https://:pw@jobs.example.com', "The credential's Base URL must not contain a user or password: use the authentication fields"],
+		['https://jobs.example.com/#top', "The credential's Base URL must not contain ? or #"],
+	])('normalizeServiceUrl refuses %j: %s', (raw, problem) => {
+		expect(normalizeServiceUrl(raw, 'jobExecutionApi')).toStrictEqual({ problem });
+	});
+
+	test('messages name the host and port only, never the path or a user; an address that is no URL is named as the field', () => {
+		expect(displayHost('https://u:p@jobs.example.com:8443/base?x=1')).toBe('jobs.example.com:8443');
+		expect(displayHost('not a url')).toBe('the configured URL');
+	});
+
+	test('a key as sent: outer white space trimmed; nothing is an empty key; a number is its digits', () => {
+		expect([keyAsSent(' \tk y\n'), keyAsSent(undefined), keyAsSent(null), keyAsSent(42)]).toEqual(['k y', '', '', '42']);
+	});
+
+	const bad = "contains characters that cannot be sent in an HTTP header (line breaks, control or non-ASCII characters)";
+	test.each([
+		['jobExecutionRelayApi', { userApiKey: 'u' }, "The credential's Relay API Key is empty"],
+		['jobExecutionRelayApi', { apiKey: ' k ', userApiKey: '\n' }, "The credential's User API Key is empty"],
+		['jobExecutionRelayApi', { apiKey: 'k', userApiKey: 'a\nb' }, `The credential's User API Key ${bad}`],
+		['jobExecutionRelayApi', { apiKey: ' k ', userApiKey: 'u&<>"\'+/%' }, null],
+		['jobExecutionApi', { authType: 'bearerToken', token: '  ' }, "The credential's Token is empty"],
+		['jobExecutionApi', { authType: 'bearerToken', token: '\u00e9tok' }, `The credential's Token ${bad}`],
+		['jobExecutionApi', { authType: 'bearerToken', token: 'tok\u00e9' }, `The credential's Token ${bad}`],
+		['jobExecutionApi', { authType: 'bearerToken', token: ' tok ' }, null],
+		['jobExecutionApi', { authType: 'headerAuth', headerName: 42, headerSecret: 's' }, "The credential's Header Name is empty"],
+		['jobExecutionApi', { authType: 'headerAuth', headerName: '  ', headerSecret: 's' }, "The credential's Header Name is empty"],
+		['jobExecutionApi', { authType: 'headerAuth', headerName: 'X-Key:', headerSecret: 's' }, "The credential's Header Name is not a valid HTTP header name"],
+		['jobExecutionApi', { authType: 'headerAuth', headerName: ':X-Key', headerSecret: 's' }, "The credential's Header Name is not a valid HTTP header name"],
+		['jobExecutionApi', { authType: 'headerAuth', headerName: ' X-Key ', headerSecret: '' }, "The credential's Header Value is empty"],
+		['jobExecutionApi', { authType: 'headerAuth', headerName: "X-Key!#$%&'*+.^_`|~09", headerSecret: 's' }, null],
+		['jobExecutionApi', { authType: 'basicAuth', user: '', password: '' }, null],
+	] as const)('credentialProblem(%s, %j) = %j', (type, credentials, problem) => {
+		expect(credentialProblem(credentials as Record<string, unknown>, type)).toBe(problem);
 	});
 });
 
