@@ -465,15 +465,21 @@ describe('one server per --data file', () => {
 		}
 	});
 
+	/** The lock's mtimes seen while it beats every 5 ms, until 3 differ (or 2 s of waits pass). */
+	const threeStamps = async (lockPath: string): Promise<Set<number>> => {
+		const stamps = new Set([statSync(lockPath).mtimeMs]);
+		for (let waits = 0; stamps.size < 3 && waits < 400; waits++) {
+			await new Promise((r) => setTimeout(r, 5));
+			stamps.add(statSync(lockPath).mtimeMs);
+		}
+		return stamps;
+	};
+
 	test('the heartbeat keeps the lock moving: its mtime changes beat after beat, not once', async () => {
 		const data = join(dir, 'jobs.json');
 		const startedAt = Date.now();
 		const lock = await lockDataFile(data, { heartbeatMs: 5 });
-		const stamps = new Set([statSync(lock.path).mtimeMs]);
-		for (let waits = 0; stamps.size < 3 && waits < 400; waits++) {
-			await new Promise((r) => setTimeout(r, 5));
-			stamps.add(statSync(lock.path).mtimeMs);
-		}
+		const stamps = await threeStamps(lock.path);
 		lock.release();
 		expect(stamps.size).toBe(3);
 		// Each beat is the clock's time (or a second past the last beat): a lock's age reads true to a person too.
@@ -659,12 +665,9 @@ describe('one server per --data file', () => {
 		const data = join(dir, 'jobs.json');
 		const lock = await lockDataFile(data, { heartbeatMs: 5 });
 		jest.spyOn(Date, 'now').mockReturnValue(Date.now());
-		const stamps = new Set([statSync(lock.path).mtimeMs]);
+		let stamps = new Set<number>();
 		try {
-			for (let waits = 0; stamps.size < 3 && waits < 400; waits++) {
-				await new Promise((r) => setTimeout(r, 5));
-				stamps.add(statSync(lock.path).mtimeMs);
-			}
+			stamps = await threeStamps(lock.path);
 		} finally {
 			jest.restoreAllMocks();
 			lock.release();

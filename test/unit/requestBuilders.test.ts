@@ -75,6 +75,13 @@ describe('request builders: one call, two interfaces', () => {
 		['https://jobs.example.com/api/v1/', 'jobExecutionApi', 'https://jobs.example.com'],
 		['http://10.0.0.5:8080/prefix/api/v1', 'jobExecutionApi', 'http://10.0.0.5:8080/prefix'],
 		['https://relay.example.com/call', 'jobExecutionRelayApi', 'https://relay.example.com'],
+		// Every trailing slash goes, then the interface's suffix, in any case, only at the end.
+		['https://jobs.example.com/api/v1//', 'jobExecutionApi', 'https://jobs.example.com'],
+		['https://jobs.example.com/API/V1', 'jobExecutionApi', 'https://jobs.example.com'],
+		['https://jobs.example.com/api/v1/extra', 'jobExecutionApi', 'https://jobs.example.com/api/v1/extra'],
+		['https://relay.example.com/CALL/', 'jobExecutionRelayApi', 'https://relay.example.com'],
+		['https://relay.example.com/call/extra', 'jobExecutionRelayApi', 'https://relay.example.com/call/extra'],
+		['https://relay.example.com/api/v1', 'jobExecutionRelayApi', 'https://relay.example.com/api/v1'],
 	] as const)('normalizeServiceUrl(%j, %s) = %j', (raw, type, url) => {
 		expect(normalizeServiceUrl(raw, type)).toEqual({ url });
 	});
@@ -133,17 +140,6 @@ describe('the calls, exactly as built (every field, none extra)', () => {
 });
 
 describe('what a credential holds, checked before anything is sent', () => {
-	test.each([
-		['https://jobs.example.com/api/v1//', 'jobExecutionApi', 'https://jobs.example.com'],
-		['https://jobs.example.com/API/V1', 'jobExecutionApi', 'https://jobs.example.com'],
-		['https://jobs.example.com/api/v1/extra', 'jobExecutionApi', 'https://jobs.example.com/api/v1/extra'],
-		['https://relay.example.com/CALL/', 'jobExecutionRelayApi', 'https://relay.example.com'],
-		['https://relay.example.com/call/extra', 'jobExecutionRelayApi', 'https://relay.example.com/call/extra'],
-		['https://relay.example.com/api/v1', 'jobExecutionRelayApi', 'https://relay.example.com/api/v1'],
-	] as const)('normalizeServiceUrl(%j, %s) = %j: only the suffix at the end goes, and every trailing slash', (raw, type, url) => {
-		expect(normalizeServiceUrl(raw, type)).toStrictEqual({ url });
-	});
-
 	test.each([
 		[undefined, "The credential's Base URL is empty"],
 		[42, "The credential's Base URL is empty"],
