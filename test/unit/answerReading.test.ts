@@ -2,11 +2,27 @@
 // answer's shape without a scan: each the same as the general path, at its edges (a character split between chunks,
 // a leading BOM, exactly at the cap and one past it, an answer exactly CLEAN_AT_ONCE_CHARS long and one longer,
 // exactly MAX_ANSWER_DEPTH brackets and one more, exactly MAX_ANSWER_VALUES characters and one more).
-import { Readable } from 'stream';
+import { PassThrough, Readable } from 'stream';
 
-import { secretForms } from '../../nodes/shared/redaction';
+import { secretForms, sentId } from '../../nodes/shared/redaction';
 import { mulberry32 } from '../../server/random';
-import { AttemptStop, believe, CLEAN_AT_ONCE_CHARS, cleanParsed, cleanSmallParsed, jsonShapeProblem, MAX_ANSWER_DEPTH, MAX_ANSWER_VALUES, readCapped } from '../../nodes/shared/transport';
+import {
+	AttemptStop,
+	believe,
+	CLEAN_AT_ONCE_CHARS,
+	cleanParsed,
+	cleanSmallParsed,
+	cutMarker,
+	isByteStream,
+	jsonShapeProblem,
+	MAX_ANSWER_DEPTH,
+	MAX_ANSWER_VALUES,
+	MAX_ERROR_ANSWER_BYTES,
+	MAX_JOB_ANSWER_BYTES,
+	MAX_STRING_CHARS,
+	readCapped,
+	sizeInWords,
+} from '../../nodes/shared/transport';
 
 const SECRET = `tok>&<"'+/%?9Z-answer`;
 const FORMS = secretForms([SECRET]);
@@ -147,5 +163,225 @@ describe('a plainly bounded answer is told without a scan, and answers as the sc
 			const text = shapeText(mulberry32(seed));
 			if (jsonShapeProblem(text) !== shapeByLoop(text)) throw new Error(`seed ${seed}: ${JSON.stringify(text)}`);
 		}
+	});
+});
+
+describe('the stated bounds of an answer, in words (transport/answer.ts)', () => {
+	test('the caps, and how they are said', () => {
+		expect([MAX_JOB_ANSWER_BYTES, MAX_ERROR_ANSWER_BYTES, MAX_STRING_CHARS]).toEqual([4 * 1024 * 1024, 64 * 1024, 2 * 1024 * 1024]);
+		expect(sizeInWords(MAX_JOB_ANSWER_BYTES)).toBe('4 MiB');
+		expect(sizeInWords(MAX_ERROR_ANSWER_BYTES)).toBe('64 KiB');
+		expect(sizeInWords(1024 * 1024)).toBe('1 MiB');
+		expect(sizeInWords(1024 * 1024 - 1)).toBe('1024 KiB');
+		expect(sizeInWords(1.25 * 1024 * 1024)).toBe('1.3 MiB');
+		expect(sizeInWords(1536)).toBe('2 KiB');
+		expect(cutMarker(12)).toBe(' … [cut by the node: 12 more characters]');
+	});
+});
+
+/** A Node stream whose events the test drives, with what it was told. */
+function drivenStream() {
+	const stream = new PassThrough();
+	let destroyedWith: unknown = 'not destroyed';
+	const destroy = stream.destroy.bind(stream);
+	stream.destroy = (error?: Error) => {
+		destroyedWith = error;
+		return destroy();
+	};
+	return { stream, destroyed: () => destroyedWith };
+}
+
+/** An async iterable of chunks (no events), with what it was told. */
+function iterable(parts: unknown[], hold?: Promise<void>) {
+	const told: { destroyed: unknown[] } = { destroyed: [] };
+	const body = {
+		async *[Symbol.asyncIterator]() {
+			for (const part of parts) yield part;
+			if (hold) await hold;
+		},
+		destroy(error?: Error) {
+			told.destroyed.push(error);
+		},
+	};
+	return { body, told };
+}
+
+describe('readCapped: every way a body read ends', () => {
+	test('a stream that closes before its end is a premature close; an error is thrown as an Error; the stream is let go', async () => {
+		const closed = drivenStream();
+		const read = readCapped(closed.stream, 100, new AttemptStop());
+		closed.stream.write('{"a"');
+		closed.stream.emit('close');
+		await expect(read).rejects.toMatchObject({ message: 'Premature close', code: 'ERR_STREAM_PREMATURE_CLOSE' });
+		for (const event of ['data', 'end', 'close']) expect(closed.stream.listenerCount(event)).toBe(0);
+		// A late error of the dropped stream is heard, by nothing but a handler that ignores it.
+		expect(closed.stream.listenerCount('error')).toBe(1);
+		expect(() => closed.stream.emit('error', new Error('late'))).not.toThrow();
+		expect(closed.destroyed()).toBeUndefined();
+
+		const failed = drivenStream();
+		const failing = readCapped(failed.stream, 100, new AttemptStop());
+		failed.stream.emit('error', 'reset by peer');
+		await expect(failing).rejects.toThrow(new Error('reset by peer'));
+		const errored = drivenStream();
+		const erroring = readCapped(errored.stream, 100, new AttemptStop());
+		const cause = Object.assign(new Error('zlib'), { code: 'Z_DATA_ERROR' });
+		errored.stream.emit('error', cause);
+		await expect(erroring).rejects.toBe(cause);
+	});
+
+	test('a stop while a stream is read ends it at once: ABORTED, the stream destroyed; a stop that came first reads nothing', async () => {
+		const driven = drivenStream();
+		const stop = new AttemptStop();
+		const read = readCapped(driven.stream, 100, stop);
+		driven.stream.write('{"a":');
+		stop.stop();
+		await expect(read).rejects.toThrow('ABORTED');
+		expect(driven.destroyed()).toBeUndefined();
+		expect(driven.stream.listenerCount('data')).toBe(0);
+
+		const late = drivenStream();
+		const stopped = new AttemptStop();
+		stopped.stop();
+		await expect(readCapped(late.stream, 100, stopped)).rejects.toThrow('ABORTED');
+		expect(late.destroyed()).toBeUndefined();
+		const lateIterable = iterable(['{}']);
+		await expect(readCapped(lateIterable.body, 100, stopped)).rejects.toThrow('ABORTED');
+		expect(lateIterable.told.destroyed).toEqual([undefined]);
+	});
+
+	test('an iterable without events: strings and other chunks read as UTF-8, the cap kept, and it is destroyed in every case', async () => {
+		const text = iterable(['é', 7, Buffer.from('!')]);
+		expect(await readCapped(text.body, 4, new AttemptStop())).toEqual({ text: 'é7!' });
+		expect(text.told.destroyed).toEqual([undefined]);
+		const big = iterable(['abc', 'de']);
+		expect(await readCapped(big.body, 4, new AttemptStop())).toEqual({ tooLarge: true });
+		expect(big.told.destroyed).toEqual([undefined]);
+		// A stop while it waits for its next chunk destroys it with ABORTED.
+		let release = () => {};
+		const held = iterable(['{'], new Promise<void>((resolve) => (release = resolve)));
+		const stop = new AttemptStop();
+		const read = readCapped(held.body, 100, stop);
+		await new Promise((resolve) => setImmediate(resolve));
+		stop.stop();
+		expect((held.told.destroyed[0] as Error | undefined)?.message).toBe('ABORTED');
+		release();
+		await read;
+	});
+
+	test('an object with only some of a stream\'s parts is a body read whole', async () => {
+		const noDestroy = { [Symbol.asyncIterator]: async function* () {} };
+		expect(isByteStream(noDestroy)).toBe(false);
+		expect(isByteStream({ destroy() {} })).toBe(false);
+		expect(isByteStream(null)).toBe(false);
+		expect(isByteStream('text')).toBe(false);
+		expect(await readCapped(noDestroy, 100, new AttemptStop())).toEqual({ text: '{}' });
+		// Events without removeListener: read as an iterable.
+		const half = Object.assign(iterable(['ok']).body, { on() {} });
+		expect(await readCapped(half, 100, new AttemptStop())).toEqual({ text: 'ok' });
+	});
+
+	test('a body some host read whole: nothing is empty text; text, bytes and JSON values are kept up to the cap, counted in UTF-8 bytes', async () => {
+		const stop = new AttemptStop();
+		expect(await readCapped(undefined, 10, stop)).toEqual({ text: '' });
+		expect(await readCapped(null, 10, stop)).toEqual({ text: '' });
+		expect(await readCapped('ééééé', 10, stop)).toEqual({ text: 'ééééé' });
+		expect(await readCapped('éééééé', 10, stop)).toEqual({ tooLarge: true });
+		expect(await readCapped(Buffer.from('\uFEFF{"a":1}'), 10, stop)).toEqual({ text: '{"a":1}' });
+		expect(await readCapped({ a: 'é' }, 10, stop)).toEqual({ text: '{"a":"é"}' });
+		expect(await readCapped({ a: 'éé' }, 10, stop)).toEqual({ tooLarge: true });
+		expect(await readCapped(0, 1, stop)).toEqual({ text: '0' });
+	});
+});
+
+describe('the shape check at its edges (transport/answer.ts jsonShapeProblem)', () => {
+	test('exactly MAX_ANSWER_VALUES values in a longer text are within; one more is not', () => {
+		const exactly = `[${'0, '.repeat(MAX_ANSWER_VALUES - 1)}0]`;
+		expect(exactly.length).toBeGreaterThan(MAX_ANSWER_VALUES);
+		expect(jsonShapeProblem(exactly)).toBeNull();
+		expect(jsonShapeProblem(`[${'0, '.repeat(MAX_ANSWER_VALUES)}0]`)).toBe('holds more than 100,000 values');
+	});
+
+	test('objects nested from the second character are counted; an unclosed string holds whatever it holds', () => {
+		const objects = (depth: number) => `[${'{"a":'.repeat(depth)}0${'}'.repeat(depth)}]`;
+		expect(jsonShapeProblem(objects(MAX_ANSWER_DEPTH - 1))).toBeNull();
+		expect(jsonShapeProblem(objects(MAX_ANSWER_DEPTH))).toBe('is nested deeper than 32 levels');
+		expect(jsonShapeProblem(`["${'['.repeat(40)}`)).toBeNull();
+		expect(jsonShapeProblem(`["a\\"${'['.repeat(40)}`)).toBeNull();
+		expect(jsonShapeProblem(`["a\\\\",${'['.repeat(40)}`)).toBe('is nested deeper than 32 levels');
+	});
+});
+
+/** Turns the event loop got while `work` ran (each turn lets one chained setImmediate run). */
+async function turnsDuring(work: () => Promise<unknown>): Promise<number> {
+	let turns = 0;
+	let running = true;
+	const tick = () => {
+		if (!running) return;
+		turns++;
+		setImmediate(tick);
+	};
+	setImmediate(tick);
+	// The first tick is not a turn given by the work: it runs at the first check phase whatever happens.
+	await work();
+	running = false;
+	return Math.max(0, turns - 1);
+}
+
+describe('cleaning a parsed answer: every string, key and number, in place, with turns of the event loop', () => {
+	const KEYED = secretForms([SECRET, '1234567890123456']);
+
+	test('a bare string, null, a literal, a number writing a key: cleaned with no promise step needed', async () => {
+		expect(await cleanParsed(`a ${SECRET} b`, KEYED)).toBe('a *** b');
+		expect(await cleanParsed(null, KEYED)).toBeNull();
+		expect(await cleanParsed(false, KEYED)).toBe(false);
+		expect(await cleanParsed(1234567890123456, KEYED)).toBe('***');
+		expect(await cleanParsed(42, KEYED)).toBe(42);
+	});
+
+	test('inside containers: numbers writing a key, nulls and literals beside nested containers', async () => {
+		const body = { n: 1234567890123456, m: 7, none: null, yes: true, list: [1234567890123456, null, [`x ${SECRET}`]], deep: { note: SECRET } };
+		expect(await cleanParsed(body, KEYED)).toEqual({ n: '***', m: 7, none: null, yes: true, list: ['***', null, ['x ***']], deep: { note: '***' } });
+	});
+
+	test('a string of exactly MAX_STRING_CHARS is kept whole; one character more is cut and says so', async () => {
+		expect(await cleanParsed({ log: 'x'.repeat(MAX_STRING_CHARS) }, KEYED)).toEqual({ log: 'x'.repeat(MAX_STRING_CHARS) });
+		expect(await cleanParsed({ log: 'x'.repeat(MAX_STRING_CHARS + 1) }, KEYED)).toEqual({ log: 'x'.repeat(MAX_STRING_CHARS) + cutMarker(1) });
+	});
+
+	test('a long key (more than a step) is cleaned; a long key holding a container has the container cleaned too; a long value in a list is cleaned', async () => {
+		const longKey = `${'k'.repeat(70_000)} ${SECRET}`;
+		const body = JSON.parse(JSON.stringify({ [longKey]: { inner: SECRET }, list: [`${'v'.repeat(70_000)} ${SECRET}`] })) as Record<string, unknown>;
+		const cleaned = (await cleanParsed(body, KEYED)) as Record<string, unknown>;
+		// Long texts compared by their ends and lengths, so a failure prints a line, not 70,000 characters.
+		const short = (text: string) => (text.length > 100 ? `${text.slice(0, 3)}…${text.slice(-6)} (${text.length})` : text);
+		expect(Object.keys(cleaned).map(short).sort()).toEqual(['kkk…kk *** (70004)', 'list']);
+		expect(cleaned[`${'k'.repeat(70_000)} ***`]).toEqual({ inner: '***' });
+		expect((cleaned.list as string[]).map(short)).toEqual(['vvv…vv *** (70004)']);
+	});
+
+	test('a key named __proto__ stays an own, enumerable, writable field, and no prototype changes', async () => {
+		const body = JSON.parse(`{"__proto__":"a ${'x'.repeat(3)} ${SECRET.replace(/"/g, '\\"')}"}`) as Record<string, unknown>;
+		const cleaned = (await cleanParsed(body, KEYED)) as Record<string, unknown>;
+		expect(Object.keys(cleaned)).toEqual(['__proto__']);
+		expect(Object.getPrototypeOf(cleaned)).toBe(Object.prototype);
+		expect(Object.getOwnPropertyDescriptor(cleaned, '__proto__')?.value).toBe('a xxx ***');
+		Object.defineProperty(cleaned, 'note', { value: 1, enumerable: true, writable: true, configurable: true });
+		const descriptor = Object.getOwnPropertyDescriptor(cleaned, '__proto__');
+		expect([descriptor?.enumerable, descriptor?.writable, descriptor?.configurable]).toEqual([true, true, true]);
+	});
+
+	test('an id is kept as the service sent it only when redaction changed it', async () => {
+		const changed = (await cleanParsed({ jobId: `job-${SECRET}`, id: 'plain-1' }, KEYED)) as Record<string, unknown>;
+		expect(changed.jobId).toBe('job-***');
+		expect(sentId(changed, 'jobId')).toBe(`job-${SECRET}`);
+		expect(sentId(changed, 'id')).toBeUndefined();
+	});
+
+	test('no turn for a small answer; turns through a large one, list of short strings or one long string alike', async () => {
+		expect(await turnsDuring(() => cleanParsed({ a: 'x', b: ['y', 1] }, KEYED))).toBe(0);
+		const manyShort = Array.from({ length: 10_000 }, (_, index) => `${index} ${'s'.repeat(1000)}`);
+		expect(await turnsDuring(() => cleanParsed(manyShort, KEYED))).toBeGreaterThanOrEqual(10);
+		expect(await turnsDuring(() => cleanParsed({ log: 'l'.repeat(2 * 1024 * 1024) }, KEYED))).toBeGreaterThanOrEqual(2);
 	});
 });
