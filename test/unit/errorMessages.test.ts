@@ -297,7 +297,7 @@ describe('what the thrown error carries', () => {
 		expect(toNodeApiError(node, { kind: 'network', code: 'ECONNREFUSED', detail: '' }, READ, NATIVE, []).message).toContain('127.0.0.1:5678');
 		// No description: none in the response either.
 		const bare = toNodeApiError(node, { kind: 'status', statusCode: 409, body: '' }, READ, NATIVE, []);
-		expect(bare.errorResponse).toEqual({ message: 'Unexpected answer from the service (HTTP 409)', httpCode: '409' });
+		expect(bare.errorResponse).toStrictEqual({ message: 'Unexpected answer from the service (HTTP 409)', httpCode: '409' });
 	});
 
 	test('a key in the service\'s words is redacted before they are cut, in a text or in JSON, and in the host', () => {
@@ -311,6 +311,11 @@ describe('what the thrown error carries', () => {
 		const hosted = toNodeApiError(node, { kind: 'network', code: 'ECONNREFUSED', detail: '' }, READ, { credentialType: 'jobExecutionApi', baseUrl: `http://${'h'.repeat(12)}:1` }, ['h'.repeat(12)]);
 		expect(hosted.message).not.toContain('h'.repeat(12));
 		expect(hosted.description).toBe('ECONNREFUSED: check that the service runs and that the URL of the credential is right.');
+		// A key echoed across two fields: redacting the JSON text breaks it, and the redacted text is what is shown.
+		const across = `tok-0123","b`;
+		expect(words({ kind: 'status', statusCode: 500, body: { a: 'tok-0123', b: 'x' } }, READ, NATIVE, [across]).message).toBe('The service failed (HTTP 500): {"a":"***":"x"}');
+		// A body that is a number, even one that writes a key, is no message (and so shows no key).
+		expect(words({ kind: 'status', statusCode: 500, body: 1234567890123 }, READ, NATIVE, ['1234567890123']).message).toBe('The service failed (HTTP 500)');
 		// Other bodies (a number, null) are told as no message.
 		expect(words({ kind: 'status', statusCode: 500, body: 42 }, READ).message).toBe('The service failed (HTTP 500)');
 		expect(words({ kind: 'status', statusCode: 500, body: null }, READ).message).toBe('The service failed (HTTP 500)');
@@ -402,6 +407,8 @@ describe('what a call was about', () => {
 		expect(callSubject(listCall('history'))).toBe('the finished job list');
 		expect(callSubject(readJobCall('job 7/x'))).toBe('job job 7/x');
 		expect(callSubject(readJobCall('a%b', true))).toBe('job a%b');
+		// A list call built without a query (the type allows it) is the whole list.
+		expect(callSubject({ intent: 'list', method: 'GET', path: '/jobs' })).toBe('the job list');
 	});
 });
 

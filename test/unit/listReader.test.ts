@@ -4,6 +4,8 @@
  * refuses, and holds each of its bounds exactly at the cap and refuses one past it: nesting, values, kept characters,
  * number length, and the bytes it streams (a body of exactly 256 MiB is read, one byte more is not).
  */
+import { sleep } from 'n8n-workflow';
+
 import {
 	AttemptStop,
 	cutMarker,
@@ -17,10 +19,17 @@ import {
 	MAX_LIST_FIELD_CHARS,
 	MAX_LIST_KEPT_CHARS,
 	MAX_LIST_TOKEN_CHARS,
+	parseBody,
 	readListAnswer,
 } from '../../nodes/shared/transport';
 import { secretForms } from '../../nodes/shared/redaction';
 import { mulberry32 } from '../../server/random';
+
+// sleep(0) is how the reader gives the event loop a turn: counted (and still slept), so the pacing is checked exactly.
+jest.mock('n8n-workflow', () => {
+	const actual: { sleep(ms: number): Promise<void> } = jest.requireActual('n8n-workflow');
+	return { ...actual, sleep: jest.fn(async (ms: number) => await actual.sleep(ms)) };
+});
 
 /** Feeds `text` in pieces of `size` characters; the builder's answer. */
 function build(text: string, size = text.length || 1): ReturnType<ListBuilder['finish']> {
@@ -75,13 +84,13 @@ test('refuses what JSON.parse refuses', () => {
 
 test(`nesting: ${MAX_ANSWER_DEPTH} levels are read, ${MAX_ANSWER_DEPTH + 1} are refused (and 200,000 stop at once)`, () => {
 	expect(problem('['.repeat(MAX_ANSWER_DEPTH) + ']'.repeat(MAX_ANSWER_DEPTH))).toBeNull();
-	expect(problem('['.repeat(MAX_ANSWER_DEPTH + 1) + ']'.repeat(MAX_ANSWER_DEPTH + 1))).toBe(`is nested deeper than ${MAX_ANSWER_DEPTH} levels`);
+	expect(build('['.repeat(MAX_ANSWER_DEPTH + 1) + ']'.repeat(MAX_ANSWER_DEPTH + 1))).toEqual({ problem: 'is nested deeper than 32 levels', kind: 'oversized' });
 	expect(problem('['.repeat(200_000))).toBe(`is nested deeper than ${MAX_ANSWER_DEPTH} levels`);
 });
 
 test(`values: ${MAX_ANSWER_VALUES} are read, one more is refused (counted as the whole-answer check counts them)`, () => {
 	expect(problem(`[${'0,'.repeat(MAX_ANSWER_VALUES - 1)}0]`)).toBeNull();
-	expect(problem(`[${'0,'.repeat(MAX_ANSWER_VALUES)}0]`)).toBe('holds more than 100,000 values');
+	expect(build(`[${'0,'.repeat(MAX_ANSWER_VALUES)}0]`)).toEqual({ problem: 'holds more than 100,000 values', kind: 'oversized' });
 });
 
 test(`kept characters: exactly ${MAX_LIST_KEPT_CHARS} are kept, one more is refused`, () => {
@@ -89,12 +98,21 @@ test(`kept characters: exactly ${MAX_LIST_KEPT_CHARS} are kept, one more is refu
 	const field = JSON.stringify('k'.repeat(MAX_LIST_FIELD_CHARS));
 	const atCap = `[${Array.from({ length: strings }, () => field).join(',')}]`;
 	expect(problem(atCap)).toBeNull();
-	expect(problem(`${atCap.slice(0, -1)},"k"]`)).toBe(`keeps more than ${MAX_LIST_KEPT_CHARS / 2 ** 20} MiB after its long fields are cut`);
+	const refused = { problem: 'keeps more than 32 MiB after its long fields are cut', kind: 'oversized' };
+	expect(build(`${atCap.slice(0, -1)},"k"]`)).toEqual(refused);
+	// A number or literal counts 8 characters: 9 fewer characters of string make room for one, and a character more.
+	expect(problem(`${atCap.slice(0, -11)}",0,"k"]`)).toBeNull();
+	expect(build(`${atCap.slice(0, -10)}",0,"k"]`)).toEqual(refused);
+	// The count is checked after a number or literal too, the last value of the list included.
+	expect(problem(`${atCap.slice(0, -10)}",true]`)).toBeNull();
+	expect(build(`${atCap.slice(0, -9)}",true]`)).toEqual(refused);
+	expect(build(`${atCap.slice(0, -1)},0]`)).toEqual(refused);
 });
 
 test(`numbers: ${MAX_LIST_TOKEN_CHARS} characters are read, one more is refused`, () => {
 	expect(build(`[1${'0'.repeat(MAX_LIST_TOKEN_CHARS - 1)}]`)).toEqual({ body: [Number(`1${'0'.repeat(MAX_LIST_TOKEN_CHARS - 1)}`)] });
-	expect(problem(`[1${'0'.repeat(MAX_LIST_TOKEN_CHARS)}]`)).toBe(`holds a number or literal longer than ${MAX_LIST_TOKEN_CHARS} characters`);
+	expect(build(`[1${'0'.repeat(MAX_LIST_TOKEN_CHARS)}]`)).toEqual({ problem: 'holds a number or literal longer than 4096 characters', kind: 'oversized' });
+	expect(build(`[${'t'.repeat(MAX_LIST_TOKEN_CHARS + 1)}]`, 1000)).toEqual({ problem: 'holds a number or literal longer than 4096 characters', kind: 'oversized' });
 });
 
 test('a cut string keeps its first characters whole across escapes, counts the dropped ones, and its job names the field', () => {
@@ -168,5 +186,210 @@ describe('a long field is cut before it is redacted: a key at the cut is still h
 			expect(kept.slice(MAX_LIST_FIELD_CHARS - before)).not.toBe(form.slice(0, before));
 			expect(kept.startsWith(`${'x'.repeat(MAX_LIST_FIELD_CHARS - before - 1)} `)).toBe(true);
 		}
+	});
+});
+
+describe('the reader at its edges', () => {
+	const MAX = MAX_LIST_FIELD_CHARS;
+	const note = "The job list was larger than 8 MiB, so the node cut each of this job's fields longer than 65,536 characters; read the job by its ID (Get) for them whole.";
+
+	test('the cut note says the 8 MiB threshold and the 65,536-character cut in words', () => {
+		expect(listCutNote()).toBe(note);
+	});
+
+	test('a value on its own (a number, a string, a literal) is read as JSON.parse reads it, even in pieces of one character', () => {
+		for (const text of ['1', '-0', '"a"', 'true', 'false', 'null', ' 2 ']) {
+			for (const size of [1, 100]) expect({ text, size, outcome: build(text, size) }).toEqual({ text, size, outcome: { body: JSON.parse(text) } });
+		}
+	});
+
+	test('numbers follow the JSON grammar: fractions and exponents are read, a number cut short or with a leading zero is refused', () => {
+		for (const text of ['0', '-0', '1.25', '-0.5e-3', '1e5', '1E+5', '2e-2', '10.010', '123456789012345678901234567890']) {
+			expect({ text, outcome: build(`[${text}]`) }).toEqual({ text, outcome: { body: JSON.parse(`[${text}]`) } });
+		}
+		for (const text of ['1.', '1e', '1e+', '-', '01', '-01', '1.e5', '1e5.0', '0x1', '--1', '1-']) {
+			expect(() => JSON.parse(`[${text}]`)).toThrow();
+			expect({ text, outcome: build(`[${text}]`) }).toEqual({ text, outcome: { problem: 'is not valid JSON', kind: 'unreadable' } });
+		}
+	});
+
+	test('a \\u escape needs four hex digits: a bad one at any position is refused, good ones are read in any pieces', () => {
+		for (const escape of ['\\uG000', '\\u0G00', '\\u00G0', '\\u000G', '\\u12 4']) {
+			for (const size of [1, 3, 100]) expect({ escape, size, outcome: build(`["${escape}"]`, size) }).toEqual({ escape, size, outcome: { problem: 'is not valid JSON', kind: 'unreadable' } });
+		}
+		const good = '["\\u00e9\\u00E9\\uD83D\\uDE00\\n\\/"]';
+		for (let size = 1; size <= 7; size++) expect(build(good, size)).toEqual({ body: JSON.parse(good) });
+	});
+
+	test('every misplaced bracket, comma, colon, string or control character is refused as JSON.parse refuses it', () => {
+		const bad = [']', '}', ',1', ':', '[,1]', '{,}', '[1:2]', '{:1}', '{"a":1:2}', '["a""b"]', '{"a""b"}', '[1[]]', '[1{}]', '{[]:1}', '{"a"[]}', '[1}', '{"a":1]', '{"a":}', '{"a"}', '["\u001fn"]', '["\u0001n"]'];
+		for (const text of bad) {
+			expect(() => JSON.parse(text)).toThrow();
+			for (const size of [1, 100]) expect({ text, size, outcome: build(text, size) }).toEqual({ text, size, outcome: { problem: 'is not valid JSON', kind: 'unreadable' } });
+		}
+	});
+
+	test('write answers false at the character that makes the text not JSON, and true while it may still become JSON', () => {
+		expect(new ListBuilder([]).write('["\\x')).toBe(false);
+		expect(new ListBuilder([]).write('[1,]')).toBe(false);
+		expect(new ListBuilder([]).write('[1')).toBe(true);
+		expect(new ListBuilder([]).write('["\\u12')).toBe(true);
+	});
+
+	test('after the end, white space is read as the whole-answer path trims it, and anything else is refused', () => {
+		expect(build('[1] \t\r\n', 1)).toEqual({ body: [1] });
+		expect(build('[1]\u00a0\ufeff\u2028')).toEqual({ body: parseBody('[1]\u00a0\ufeff\u2028') });
+		expect(build('[1] 2')).toEqual({ problem: 'is not valid JSON', kind: 'unreadable' });
+	});
+
+	test('a __proto__ key is an own, plain data property, as JSON.parse makes it', () => {
+		const outcome = build('{"__proto__":1}') as { body: object };
+		expect(Object.getOwnPropertyDescriptor(outcome.body, '__proto__')).toEqual(Object.getOwnPropertyDescriptor(JSON.parse('{"__proto__":1}'), '__proto__'));
+		expect(Object.getOwnPropertyDescriptor(outcome.body, '__proto__')).toEqual({ value: 1, writable: true, enumerable: true, configurable: true });
+	});
+
+	test(`a string of exactly ${MAX_LIST_FIELD_CHARS} characters is kept whole, one more is cut, and only the cut one counts search work`, () => {
+		const builder = new ListBuilder([]);
+		builder.write(JSON.stringify(['a'.repeat(MAX)]));
+		expect(builder.takeWork()).toBe(0);
+		expect(builder.finish()).toEqual({ body: ['a'.repeat(MAX)] });
+		const cut = new ListBuilder([]);
+		cut.write(JSON.stringify(['a'.repeat(MAX + 1)]));
+		expect(cut.takeWork()).toBe(MAX);
+		expect(cut.takeWork()).toBe(0);
+		expect(cut.finish()).toEqual({ body: ['a'.repeat(MAX) + cutMarker(1)] });
+	});
+
+	test('a string read in one unbroken run longer than the raw text kept of it still keeps its first characters', () => {
+		expect(build(JSON.stringify(['a'.repeat(6 * MAX + 1)]))).toEqual({ body: ['a'.repeat(MAX) + cutMarker(5 * MAX + 1)] });
+	});
+
+	test('an escape that straddles the end of the raw text kept of a string is dropped whole, not kept half', () => {
+		for (const escape of ['\\n', '\\u0041']) {
+			const text = `["${'a'.repeat(6 * MAX - escape.length + 1)}${escape}b"]`;
+			expect(build(text)).toEqual({ body: ['a'.repeat(MAX) + cutMarker(5 * MAX - escape.length + 3)] });
+		}
+	});
+
+	test('a key straddling the cut is hidden even when every character of the string is written as a \\u escape', () => {
+		const text = `${'x'.repeat(MAX - 6)} cut-edge-key ${'y'.repeat(100)}`;
+		const escaped = [...text].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+		const builder = new ListBuilder(secretForms(['cut-edge-key']));
+		builder.write(`["${escaped}"]`);
+		expect(builder.finish()).toEqual({ body: [`${'x'.repeat(MAX - 6)} ***${cutMarker(108)}`] });
+	});
+
+	test('a cut key is kept cut, and the job directly in the list names it in cutInList', () => {
+		const key = 'k'.repeat(MAX + 1);
+		const cutKey = 'k'.repeat(MAX) + cutMarker(1);
+		expect(build(`[{"id":"a","${key}":1}]`)).toEqual({ body: [{ id: 'a', [cutKey]: 1, cutInList: { fields: [cutKey], note } }] });
+	});
+
+	test('a cut inside a field of a job names that field once, however many cuts it holds', () => {
+		const key = 'k'.repeat(MAX + 1);
+		const long = 'l'.repeat(MAX + 2);
+		const outcome = build(`[{"id":"a","meta":{"${key}":1,"b":"${long}"}}]`);
+		const meta = { ['k'.repeat(MAX) + cutMarker(1)]: 1, b: 'l'.repeat(MAX) + cutMarker(2) };
+		expect(outcome).toEqual({ body: [{ id: 'a', meta, cutInList: { fields: ['meta'], note } }] });
+	});
+
+	test('the job that names a cut is the object directly in a list, however deep the list is; an object in no list names none', () => {
+		const long = 'l'.repeat(MAX + 1);
+		const cut = 'l'.repeat(MAX) + cutMarker(1);
+		expect(build(`{"jobs":[{"log":"${long}"}]}`)).toEqual({ body: { jobs: [{ log: cut, cutInList: { fields: ['log'], note } }] } });
+		expect(build(`{"a":{"log":"${long}"}}`)).toEqual({ body: { a: { log: cut } } });
+	});
+});
+
+/** A byte stream of `chunks` that counts the chunks it gave, records each destroy (its error's message, or null), and throws the error it was destroyed with. */
+function fakeStream(chunks: unknown[], beforeChunk: (index: number) => void = () => {}) {
+	const stream = {
+		pulled: 0,
+		destroyed: [] as Array<string | null>,
+		error: undefined as Error | undefined,
+		destroy(error?: Error) {
+			stream.destroyed.push(error === undefined ? null : error.message);
+			stream.error ??= error;
+		},
+		async *[Symbol.asyncIterator]() {
+			for (const [index, chunk] of chunks.entries()) {
+				beforeChunk(index);
+				if (stream.error !== undefined) throw stream.error;
+				stream.pulled++;
+				yield chunk;
+			}
+		},
+	};
+	return stream;
+}
+
+describe('readListAnswer: the body as it is handed over', () => {
+	test('a body read whole already (a string, a Uint8Array, an object) or none at all comes back as its text', async () => {
+		const stop = new AttemptStop();
+		expect(await readListAnswer('["é😀"]', stop, [])).toEqual({ text: '["é😀"]' });
+		expect(await readListAnswer(new Uint8Array(Buffer.from('[2]')), stop, [])).toEqual({ text: '[2]' });
+		expect(await readListAnswer({ a: [1] }, stop, [])).toEqual({ text: '{"a":[1]}' });
+		expect(await readListAnswer(undefined, stop, [])).toEqual({ text: '' });
+		expect(await readListAnswer(null, stop, [])).toEqual({ text: '' });
+	});
+
+	test(`a body of exactly ${LIST_KEPT_WHOLE_BYTES} bytes is kept whole; one byte more is built, an object as well as a list`, async () => {
+		const stop = new AttemptStop();
+		const atCap = `{"log":"${'x'.repeat(LIST_KEPT_WHOLE_BYTES - 10)}"}`;
+		expect(await readListAnswer(atCap, stop, [])).toEqual({ text: atCap });
+		const over = `{"log":"${'x'.repeat(LIST_KEPT_WHOLE_BYTES - 9)}"}`;
+		expect(await readListAnswer(over, stop, [])).toEqual({ body: { log: 'x'.repeat(MAX_LIST_FIELD_CHARS) + cutMarker(LIST_KEPT_WHOLE_BYTES - 9 - MAX_LIST_FIELD_CHARS) } });
+	});
+
+	test('a stream may give strings, bytes split inside a character, or other values: each is read as its UTF-8 text', async () => {
+		const chunks = ['["é', Buffer.from([0xf0, 0x9f]), Buffer.from([0x98, 0x80]), 1, '"]'];
+		const stream = fakeStream(chunks);
+		expect(await readListAnswer(stream, new AttemptStop(), [])).toEqual({ text: '["é😀1"]' });
+		expect(stream.destroyed).toEqual([null]);
+	});
+
+	test('a stop while reading destroys the stream with ABORTED, and once read the stream no longer hears of the stop', async () => {
+		const stop = new AttemptStop();
+		const stopped = fakeStream(['[1', ']'], (index) => index === 1 && stop.stop());
+		await expect(readListAnswer(stopped, stop, [])).rejects.toThrow(/^ABORTED$/);
+		expect(stopped.destroyed).toEqual(['ABORTED', null]);
+		const later = new AttemptStop();
+		const read = fakeStream(['[1', ']']);
+		expect(await readListAnswer(read, later, [])).toEqual({ text: '[1]' });
+		later.stop();
+		expect(read.destroyed).toEqual([null]);
+	});
+
+	test('a stream handed over after its attempt stopped is destroyed unread, and the read throws ABORTED', async () => {
+		const stop = new AttemptStop();
+		stop.stop();
+		const stream = fakeStream(['[1]']);
+		await expect(readListAnswer(stream, stop, [])).rejects.toThrow(/^ABORTED$/);
+		expect({ pulled: stream.pulled, destroyed: stream.destroyed }).toEqual({ pulled: 0, destroyed: [null] });
+	});
+
+	test('reading stops at the chunk that is refused: the stream is not read on', async () => {
+		const stream = fakeStream([Buffer.alloc(LIST_KEPT_WHOLE_BYTES + 1, 'x'), Buffer.from(']')]);
+		expect(await readListAnswer(stream, new AttemptStop(), [])).toEqual({ problem: 'is larger than 8 MiB and is not a JSON list', kind: 'oversized' });
+		expect({ pulled: stream.pulled, destroyed: stream.destroyed }).toEqual({ pulled: 1, destroyed: [null] });
+	});
+
+	test('a chunk of exactly one slice (256 Ki characters) past the kept-whole size is read once', async () => {
+		const slice = 256 * 1024;
+		const stream = fakeStream([Buffer.from(`[${' '.repeat(LIST_KEPT_WHOLE_BYTES)}`), Buffer.from(`"${'b'.repeat(slice - 2)}"`), Buffer.from(']')]);
+		expect(await readListAnswer(stream, new AttemptStop(), [])).toEqual({ body: ['b'.repeat(MAX_LIST_FIELD_CHARS) + cutMarker(slice - 2 - MAX_LIST_FIELD_CHARS)] });
+	});
+
+	test('the event loop gets a turn before each slice once 256 Ki characters of work (read, or searched at a cut) have passed since the last', async () => {
+		const slice = 256 * 1024;
+		// 32 slices and 100 characters, ending a cut string: 32 turns, then 100 + 65,536 characters of work.
+		const first = `["${'a'.repeat(LIST_KEPT_WHOLE_BYTES + 96)}",`;
+		expect(first.length).toBe(32 * slice + 100);
+		// 200 Ki blanks stay under a slice of work with them, and the cut's search work takes the next chunk past it: one more turn.
+		const stream = fakeStream([Buffer.from(first), Buffer.from(' '.repeat(200 * 1024)), Buffer.from('1]')]);
+		jest.mocked(sleep).mockClear();
+		const read = await readListAnswer(stream, new AttemptStop(), []);
+		expect(read).toEqual({ body: ['a'.repeat(MAX_LIST_FIELD_CHARS) + cutMarker(LIST_KEPT_WHOLE_BYTES + 96 - MAX_LIST_FIELD_CHARS), 1] });
+		expect(jest.mocked(sleep).mock.calls).toEqual(Array.from({ length: 33 }, () => [0]));
 	});
 });

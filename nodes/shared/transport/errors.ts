@@ -392,9 +392,14 @@ function failureText(failure: Failure, call: ApiCall, connection: Connection): {
 /** The failure behind each error the transport threw, so loops that keep polling use the same classifier. */
 const failures = new WeakMap<object, { failure: Failure; intent: CallIntent }>();
 
+/** What the transport recorded of a thrown error; nothing for an error it did not throw (or a value that is no object). */
+function recorded(error: unknown): { failure: Failure; intent: CallIntent } | undefined {
+	return typeof error === 'object' && error !== null ? failures.get(error) : undefined;
+}
+
 /** For loops that keep polling (the wait): is this thrown error worth another try later? */
 export function isRetryableError(error: unknown): boolean {
-	const known = typeof error === 'object' && error !== null ? failures.get(error) : undefined;
+	const known = recorded(error);
 	return known !== undefined && classifyFailure(known.failure, known.intent).retry;
 }
 
@@ -403,7 +408,7 @@ export function isRetryableError(error: unknown): boolean {
  * same one that wrote the error's words (never read back from them).
  */
 export function mayHaveAcceptedJob(error: unknown): boolean {
-	const known = typeof error === 'object' && error !== null ? failures.get(error) : undefined;
+	const known = recorded(error);
 	return known !== undefined && classifyFailure(known.failure, known.intent).mayHaveAccepted;
 }
 
@@ -412,13 +417,13 @@ export function mayHaveAcceptedJob(error: unknown): boolean {
  * most 24 h), read from an error thrown by apiRequest; undefined when it asked for none.
  */
 export function retryAfterMs(error: unknown): number | undefined {
-	const failure = typeof error === 'object' && error !== null ? failures.get(error)?.failure : undefined;
+	const failure = recorded(error)?.failure;
 	return failure?.kind === 'status' ? failure.retryAfterMs : undefined;
 }
 
 /** A thrown transport error in plain words, without codes (n8n would swap a message holding one for its own). */
 export function failureInWords(error: unknown): string {
-	const failure = typeof error === 'object' && error !== null ? failures.get(error)?.failure : undefined;
+	const failure = recorded(error)?.failure;
 	switch (failure?.kind) {
 		case 'network':
 			if (failure.answered !== undefined) return 'the connection broke while the answer was read';

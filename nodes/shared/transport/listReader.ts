@@ -289,11 +289,7 @@ export class ListBuilder {
 			value = kept + cutMarker(open.length - MAX_LIST_FIELD_CHARS);
 			this.noteCut(open.isKey ? value : undefined);
 		}
-		this.kept += value.length;
-		if (this.kept > MAX_LIST_KEPT_CHARS) {
-			this.fail(`keeps more than ${MAX_LIST_KEPT_CHARS / MiB} MiB after its long fields are cut`, 'oversized');
-			return;
-		}
+		if (!this.keepChars(value.length)) return;
 		if (!open.isKey) {
 			this.place(value);
 			return;
@@ -331,10 +327,17 @@ export class ListBuilder {
 	private endToken(): void {
 		const token = this.token as string;
 		this.token = null;
-		if (token in LITERALS) this.place(LITERALS[token]);
-		else if (NUMBER.test(token)) this.place(Number(token));
-		else this.fail('is not valid JSON');
-		this.kept += 8;
+		if (!(token in LITERALS) && !NUMBER.test(token)) this.fail('is not valid JSON');
+		// A number or literal is kept as 8 characters (a double's size), counted before it is placed.
+		else if (this.keepChars(8)) this.place(token in LITERALS ? LITERALS[token] : Number(token));
+	}
+
+	/** Counts what is kept; false (and the answer refused) once it is more than MAX_LIST_KEPT_CHARS. */
+	private keepChars(chars: number): boolean {
+		this.kept += chars;
+		if (this.kept <= MAX_LIST_KEPT_CHARS) return true;
+		this.fail(`keeps more than ${MAX_LIST_KEPT_CHARS / MiB} MiB after its long fields are cut`, 'oversized');
+		return false;
 	}
 }
 
