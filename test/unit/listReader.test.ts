@@ -4,6 +4,7 @@
  * refuses, and holds each of its bounds exactly at the cap and refuses one past it: nesting, values, kept characters,
  * number length, and the bytes it streams (a body of exactly 256 MiB is read, one byte more is not).
  */
+import fc from 'fast-check';
 import { sleep } from 'n8n-workflow';
 
 import {
@@ -391,5 +392,28 @@ describe('readListAnswer: the body as it is handed over', () => {
 		const read = await readListAnswer(stream, new AttemptStop(), []);
 		expect(read).toEqual({ body: ['a'.repeat(MAX_LIST_FIELD_CHARS) + cutMarker(LIST_KEPT_WHOLE_BYTES + 96 - MAX_LIST_FIELD_CHARS), 1] });
 		expect(jest.mocked(sleep).mock.calls).toEqual(Array.from({ length: 33 }, () => [0]));
+	});
+});
+
+describe('what a list keeps, generated (the kept-characters bound on every kind of value)', () => {
+	// Stated in the reader's words: each string counts the characters kept of it (cut to MAX_LIST_FIELD_CHARS, with its
+	// marker), each number or literal 8; a list whose count passes MAX_LIST_KEPT_CHARS is refused, whatever value passes it.
+	const tail = fc.array(fc.oneof(fc.constant('0'), fc.constant('true'), fc.constant('null'), fc.constant('-12.5e3'), fc.string({ maxLength: 12 }).map((text) => JSON.stringify(text))), { maxLength: 4 });
+	const keptOf = (value: string) => (value.startsWith('"') ? (JSON.parse(value) as string).length : 8);
+
+	test('a list near the cap is read exactly when what it keeps is within it', () => {
+		const full = JSON.stringify('k'.repeat(MAX_LIST_FIELD_CHARS));
+		const strings = MAX_LIST_KEPT_CHARS / MAX_LIST_FIELD_CHARS;
+		const body = Array.from({ length: strings - 1 }, () => full).join(',');
+		fc.assert(
+			fc.property(fc.integer({ min: 0, max: 40 }), tail, (shortBy, values) => {
+				const last = JSON.stringify('k'.repeat(MAX_LIST_FIELD_CHARS - shortBy));
+				const text = `[${[body, last, ...values].join(',')}]`;
+				const kept = MAX_LIST_KEPT_CHARS - shortBy + values.reduce((sum, value) => sum + keptOf(value), 0);
+				const outcome = build(text);
+				expect('problem' in outcome ? outcome.problem : 'read').toBe(kept > MAX_LIST_KEPT_CHARS ? 'keeps more than 32 MiB after its long fields are cut' : 'read');
+			}),
+			{ seed: 4802, numRuns: 12 },
+		);
 	});
 });
