@@ -2,6 +2,8 @@
 // answer's shape without a scan: each the same as the general path, at its edges (a character split between chunks,
 // a leading BOM, exactly at the cap and one past it, an answer exactly CLEAN_AT_ONCE_CHARS long and one longer,
 // exactly MAX_ANSWER_DEPTH brackets and one more, exactly MAX_ANSWER_VALUES characters and one more).
+import fc from 'fast-check';
+import { sleep } from 'n8n-workflow';
 import { PassThrough, Readable } from 'stream';
 
 import { secretForms, sentId } from '../../nodes/shared/redaction';
@@ -23,6 +25,12 @@ import {
 	readCapped,
 	sizeInWords,
 } from '../../nodes/shared/transport';
+
+// sleep(0) is how cleaning gives the event loop a turn: counted (and still slept), so the turns are checked exactly.
+jest.mock('n8n-workflow', () => {
+	const actual: { sleep(ms: number): Promise<void> } = jest.requireActual('n8n-workflow');
+	return { ...actual, sleep: jest.fn(async (ms: number) => await actual.sleep(ms)) };
+});
 
 const SECRET = `tok>&<"'+/%?9Z-answer`;
 const FORMS = secretForms([SECRET]);
@@ -247,16 +255,16 @@ describe('readCapped: every way a body read ends', () => {
 		expect(late.destroyed()).toBeUndefined();
 		const lateIterable = iterable(['{}']);
 		await expect(readCapped(lateIterable.body, 100, stopped)).rejects.toThrow('ABORTED');
-		expect(lateIterable.told.destroyed).toEqual([undefined]);
+		expect(lateIterable.told.destroyed).toStrictEqual([undefined]);
 	});
 
 	test('an iterable without events: strings and other chunks read as UTF-8, the cap kept, and it is destroyed in every case', async () => {
 		const text = iterable(['é', 7, Buffer.from('!')]);
 		expect(await readCapped(text.body, 4, new AttemptStop())).toEqual({ text: 'é7!' });
-		expect(text.told.destroyed).toEqual([undefined]);
+		expect(text.told.destroyed).toStrictEqual([undefined]);
 		const big = iterable(['abc', 'de']);
 		expect(await readCapped(big.body, 4, new AttemptStop())).toEqual({ tooLarge: true });
-		expect(big.told.destroyed).toEqual([undefined]);
+		expect(big.told.destroyed).toStrictEqual([undefined]);
 		// A stop while it waits for its next chunk destroys it with ABORTED.
 		let release = () => {};
 		const held = iterable(['{'], new Promise<void>((resolve) => (release = resolve)));
@@ -279,6 +287,8 @@ describe('readCapped: every way a body read ends', () => {
 		// Events without removeListener: read as an iterable.
 		const half = Object.assign(iterable(['ok']).body, { on() {} });
 		expect(await readCapped(half, 100, new AttemptStop())).toEqual({ text: 'ok' });
+		const otherHalf = Object.assign(iterable(['ok']).body, { removeListener() {} });
+		expect(await readCapped(otherHalf, 100, new AttemptStop())).toEqual({ text: 'ok' });
 	});
 
 	test('a body some host read whole: nothing is empty text; text, bytes and JSON values are kept up to the cap, counted in UTF-8 bytes', async () => {
@@ -312,20 +322,11 @@ describe('the shape check at its edges (transport/answer.ts jsonShapeProblem)', 
 	});
 });
 
-/** Turns the event loop got while `work` ran (each turn lets one chained setImmediate run). */
+/** The turns cleaning gives the event loop: its calls of n8n's sleep (counted, and still slept). */
 async function turnsDuring(work: () => Promise<unknown>): Promise<number> {
-	let turns = 0;
-	let running = true;
-	const tick = () => {
-		if (!running) return;
-		turns++;
-		setImmediate(tick);
-	};
-	setImmediate(tick);
-	// The first tick is not a turn given by the work: it runs at the first check phase whatever happens.
+	jest.mocked(sleep).mockClear();
 	await work();
-	running = false;
-	return Math.max(0, turns - 1);
+	return jest.mocked(sleep).mock.calls.filter(([ms]) => ms === 0).length;
 }
 
 describe('cleaning a parsed answer: every string, key and number, in place, with turns of the event loop', () => {
@@ -358,6 +359,29 @@ describe('cleaning a parsed answer: every string, key and number, in place, with
 		expect(Object.keys(cleaned).map(short).sort()).toEqual(['kkk…kk *** (70004)', 'list']);
 		expect(cleaned[`${'k'.repeat(70_000)} ***`]).toEqual({ inner: '***' });
 		expect((cleaned.list as string[]).map(short)).toEqual(['vvv…vv *** (70004)']);
+	});
+
+	test('a long key holding a number that writes a key, or null, or a literal: the value cleaned as under a short key', async () => {
+		const longKey = 'k'.repeat(70_000);
+		const body = { [`${longKey}1`]: 1234567890123456, [`${longKey}2`]: null, [`${longKey}3`]: false, [`${longKey}4`]: 7 };
+		expect(await cleanParsed(body, KEYED)).toEqual({ [`${longKey}1`]: '***', [`${longKey}2`]: null, [`${longKey}3`]: false, [`${longKey}4`]: 7 });
+	});
+
+	test('generated: whatever the length of the field\'s name (around a step of 65,536) and whatever holds the key (text, a number, a container), no key is left', async () => {
+		const NUMBER_KEY = 1234567890123456;
+		const holder = fc.constantFrom('text', 'number', 'nested', 'list');
+		const nameLength = fc.oneof(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 65_530, max: 65_542 }), fc.constant(70_000));
+		await fc.assert(
+			fc.asyncProperty(nameLength, holder, fc.boolean(), async (length, kind, keyInName) => {
+				const name = keyInName ? `${'n'.repeat(Math.max(0, length - SECRET.length - 1))} ${SECRET}` : 'n'.repeat(length);
+				const value = kind === 'text' ? `x ${SECRET}` : kind === 'number' ? NUMBER_KEY : kind === 'nested' ? { inner: `${SECRET}` } : [NUMBER_KEY, `${SECRET}`];
+				const shown = JSON.stringify(await cleanParsed({ [name]: value, plain: 'kept' }, KEYED));
+				expect(shown).not.toContain(SECRET.slice(0, 8));
+				expect(shown).not.toContain(String(NUMBER_KEY));
+				expect(shown).toContain('"plain":"kept"');
+			}),
+			{ seed: 4803, numRuns: 60 },
+		);
 	});
 
 	test('a key named __proto__ stays an own, enumerable, writable field, and no prototype changes', async () => {

@@ -325,24 +325,29 @@ function cleanEntries(container: Container, keys: string[], at: number, work: Re
 	for (; at < keys.length; at++) {
 		const key = keys[at];
 		if (holdsLong(record, key, work)) return at;
-		const value = record[key];
-		if (typeof value === 'string') putValue(record, key, value, cleanShort(value, work, pace));
-		else if (typeof value === 'number') {
-			const shown = work.number(value);
-			if (shown !== undefined) setOwn(record, key, shown);
-		} else if (typeof value === 'object' && value !== null) stack.push(value as Container);
+		cleanValue(record, key, work, pace, stack);
 		if (!isList) renameKey(record, key, cleanShort(key, work, pace));
 		if (pace.owed()) return at + 1;
 	}
 	return at;
 }
 
-/** An entry holding a long string, cleaned slice by slice (see cleanString). */
+/** A value cleaned at once: a string, a number that writes a key (becomes its redacted text); a container is stacked. */
+function cleanValue(record: Record<string, unknown>, key: string, work: RedactionWork, pace: Pace, stack: Container[]): void {
+	const value = record[key];
+	if (typeof value === 'string') putValue(record, key, value, cleanShort(value, work, pace));
+	else if (typeof value === 'number') {
+		const shown = work.number(value);
+		if (shown !== undefined) setOwn(record, key, shown);
+	} else if (typeof value === 'object' && value !== null) stack.push(value as Container);
+}
+
+/** An entry holding a long string (its value or its key), cleaned slice by slice (see cleanString). */
 function* cleanLongEntry(container: Container, key: string, work: RedactionWork, pace: Pace, stack: Container[]): Generator<void, void, void> {
 	const record = container as Record<string, unknown>;
 	const value = record[key];
 	if (typeof value === 'string') putValue(record, key, value, yield* cleanString(value, work, pace));
-	else if (typeof value === 'object' && value !== null) stack.push(value as Container);
+	else cleanValue(record, key, work, pace, stack);
 	if (!Array.isArray(container)) renameKey(record, key, yield* cleanString(key, work, pace));
 }
 
