@@ -135,15 +135,25 @@ function merged(previous, fresh) {
 	return [...rows].sort(([a], [b]) => order(a) - order(b) || a.localeCompare(b)).map(([, line]) => line);
 }
 
-/** The row of every file in the table, each scored by the last run that mutated it: the runs are named. */
-function everyFile(files) {
-	const cells = files.map((line) => line.split(' | '));
+/** A row summing file rows, each scored by the last run that mutated it: the runs are named. */
+function summed(name, cells, threshold) {
 	const detected = cells.reduce((sum, cell) => sum + Number(cell[2]), 0);
 	const undetected = cells.reduce((sum, cell) => sum + Number(cell[3]), 0);
 	const runs = [...new Set(cells.map((cell) => cell[1]))].sort((a, b) => Number(a.slice(4)) - Number(b.slice(4)));
 	const value = score(detected, undetected) ?? 0;
 	const label = runs.length === 1 ? runs[0] : `runs ${runs.map((run) => run.slice(4)).join(', ')}`;
-	return `| every mutated file | ${label} | ${cells.length} | ${detected} / ${detected + undetected} | ${value.toFixed(1)} % | ${OVERALL} % | ${value >= OVERALL ? 'pass' : '**below**'} |`;
+	return `| ${name} | ${label} | ${cells.length} | ${detected} / ${detected + undetected} | ${value.toFixed(1)} % | ${threshold} % | ${value >= threshold ? 'pass' : '**below**'} |`;
+}
+
+/** Each module's row (the files of it in the table) and the row of every file: sums of the last run of each file. */
+function moduleRows(files) {
+	const cells = files.map((line) => line.split(' | ').map((cell, at) => (at === 0 ? cell.slice(2) : cell)));
+	const rows = [];
+	for (const module of MODULES) {
+		const own = cells.filter((cell) => moduleOf(cell[0]) === module);
+		if (own.length > 0) rows.push(summed(module.name, own, module.threshold));
+	}
+	return [...rows, summed('every mutated file', cells, OVERALL)];
 }
 
 const MODULE_HEADER = '| module | last run | files | detected | score | threshold | verdict |';
@@ -153,7 +163,7 @@ const FILE_HEADER = '| file | last run | detected | undetected | equivalent |';
  * Writes the scores into where-tested.md. Each module (and file) keeps the row of the last run that mutated it, with
  * that run named, so that runs of one module at a time build the whole table; `every mutated file` sums the file rows.
  */
-function writeDocs(table, fileLines, scope) {
+function writeDocs(fileLines, scope) {
 	const text = readFileSync(PAGE, 'utf8');
 	const start = `<!-- measured:mutation:start (written by ${WRITER}; edit outside the markers) -->`;
 	const end = '<!-- measured:mutation:end -->';
@@ -161,13 +171,14 @@ function writeDocs(table, fileLines, scope) {
 	const to = text.indexOf(end);
 	if (from === -1 || to < from) throw new Error(`${PAGE} has no block mutation written by ${WRITER}`);
 	const block = text.slice(from + start.length, to);
-	const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+	// The commit whose code the run mutated (MUTATION_COMMIT, when it is scored later), else the current one.
+	const commit = process.env.MUTATION_COMMIT ?? execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
 	const runs = new Map([...block.matchAll(/^- \*\*(run \d+)\*\*: (.*)$/gm)].map((match) => [match[1], match[2]]));
 	const run = `run ${Math.max(0, ...[...runs.keys()].map((key) => Number(key.slice(4)))) + 1}`;
 	runs.set(run, `${new Date().toISOString().slice(0, 10)}, on ${commit}; ${scope}.`);
 	const tag = (line) => line.replace(/^\| ([^|]+) \| /, `| $1 | ${run} | `);
 	const files = merged(rowsByKey(block, FILE_HEADER), fileLines.map(tag));
-	const modules = merged(rowsByKey(block, MODULE_HEADER), table.map(tag)).map((line) => (line.startsWith('| every mutated file |') ? everyFile(files) : line));
+	const modules = moduleRows(files);
 	const cited = new Set([...modules, ...files].map((line) => line.split(' | ')[1]));
 	const body = [
 		'A score is detected / (detected + undetected), after the mutants recorded as equivalent. Each row is the last run',
@@ -204,7 +215,7 @@ function main() {
 	console.log(['| module | files | detected | score | threshold | verdict |', '|---|---|---|---|---|---|', ...lines].join('\n'));
 	if (survivors.length > 0) console.log(`\nSurvivors not triaged (${survivors.length}): kill each with a test at its rule's edge, or record it in test/mutation/equivalents.json with the reason.\n${survivors.join('\n')}`);
 	for (const entry of unused) console.log(`Equivalent no longer met (the code changed: review it): ${entry.file} ${entry.mutator} ${JSON.stringify(entry.line)}`);
-	if (process.env.UPDATE_DOCS === '1') writeDocs(lines, fileLines, process.env.MUTATION_SCOPE ?? `${rows.size} files`);
+	if (process.env.UPDATE_DOCS === '1') writeDocs(fileLines, process.env.MUTATION_SCOPE ?? `${rows.size} files`);
 	if (failed || (process.argv.includes('--strict') && survivors.length > 0)) process.exit(1);
 }
 
