@@ -13,6 +13,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
 
 import type { AnswerSignal, PaceRefusal, PaceTicket, RequestPace } from '../../nodes/shared/adaptiveLimit';
+import { AnswerBudget } from '../../nodes/shared/answerBudget';
 import { apiRequest, believe, failureInWords, getConnection, isRetryableError, listCall, readJobCall, retryAfterMs, submitCall, transportTiming } from '../../nodes/shared/transport';
 import type { ResolvedConnection } from '../../nodes/shared/transport';
 import { secretForms } from '../../nodes/shared/redaction';
@@ -463,5 +464,48 @@ describe('getConnection: the credential as the transport uses it, checked before
 		expect(refused).toBeInstanceOf(NodeOperationError);
 		expect(refused?.message).toContain(words);
 		expect(refused?.context.itemIndex).toBe(2);
+	});
+});
+
+describe('the answer budget and the bounds a paced call keeps', () => {
+	test('a job answer\'s hold is resized to what its headers declare (the cap when compressed or undeclared), before its body is read', async () => {
+		const cases: Array<[Record<string, string>, number]> = [
+			[{ 'content-length': '2' }, 2],
+			[{ 'content-length': ' 17 ', 'content-encoding': 'identity' }, 17],
+			[{ 'content-length': '99999999', 'content-encoding': 'gzip' }, 4 * 1024 * 1024],
+			[{}, 4 * 1024 * 1024],
+		];
+		for (const [headers, reserved] of cases) {
+			const budget = new AnswerBudget(64 * 1024 * 1024, 64 * 1024);
+			const hold = budget.take();
+			const { pace } = recordingPace(() => ({ seq: 1, answer: hold }));
+			const { context } = standIn([{ statusCode: 200, headers, body: '{}' }]);
+			await apiRequest.call(context, connection({ pace }), readJobCall('j'));
+			expect(hold.bytes).toBe(reserved);
+		}
+	});
+
+	test('a paced attempt ends by its caller\'s end: its helper timeout is no longer than what is left', async () => {
+		const { pace } = recordingPace();
+		const { context, sent } = standIn([{ statusCode: 200, body: '{}' }]);
+		await apiRequest.call(context, connection({ pace }), readJobCall('j'), { deadline: Date.now() + 30_000 });
+		expect(sent[0].options.timeout).toBeLessThanOrEqual(30_000 + transportTiming.helperMarginMs);
+		expect(sent[0].options.timeout).toBeGreaterThan(transportTiming.helperMarginMs);
+	});
+
+	test('a list past 8 MiB is built as it streams, its keys hidden in short fields and long ones cut', async () => {
+		const log = 'l'.repeat(9 * 1024 * 1024);
+		const { context } = standIn([{ statusCode: 200, body: JSON.stringify([{ id: 'a', note: `key ${KEY}`, log }]) }]);
+		const { body } = await apiRequest.call(context, connection(), listCall());
+		const [job] = body as Array<Record<string, unknown>>;
+		expect(job.note).toBe('key ***');
+		expect((job.log as string).length).toBeLessThan(70_000);
+		expect(job.cutInList).toMatchObject({ fields: ['log'] });
+	});
+
+	test('a list answer whose body breaks is a broken connection after the answer came, read again', async () => {
+		const { context, sent } = standIn([{ statusCode: 200, body: '[{"id":', breaks: Object.assign(new Error('reset'), { code: 'ECONNRESET' }) }, { statusCode: 200, body: '[]' }]);
+		expect(await apiRequest.call(context, connection(), listCall())).toEqual({ statusCode: 200, body: [] });
+		expect(sent).toHaveLength(2);
 	});
 });
