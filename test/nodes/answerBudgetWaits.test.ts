@@ -9,8 +9,9 @@
  * after the headers instead, the limit grew past it (42 and 134 outstanding at once in two runs) while answers waited,
  * unread, on their calls' clocks; whether items then failed their deadlines depended on the machine's load (one run of
  * two), so the count, not the failures, is what fails this test when the rule is broken. The second test holds the
- * queue itself past a call's wall ceiling: with the call counted from its item's start instead of its first slot
- * (guarantees.md, Deadlines, rule 3), its last 50 items fail "No complete answer … within", on any machine.
+ * queue itself past a call's wall ceiling, and no item may fail for waiting its turn (guarantees.md, Deadlines, rule 3).
+ * Since the router starts an item only when the limit and the budget have room for it, a call no longer waits for its
+ * first slot here, so counting the call from before that wait (the break this test was written for) fails it no more.
  */
 import { createServer } from 'http';
 import type { AddressInfo } from 'net';
@@ -23,9 +24,14 @@ import { credentialsFor } from '../../testkit/fixtures';
 
 const LATENCY_MS = 20;
 const ITEMS = 300;
-/** The second test's answer time, and its calls' limit: the budget's queue (ITEMS / ANSWERS_HELD rounds) outlasts 3 calls. */
-const SLOW_LATENCY_MS = 400;
-const SLOW_CALL_MS = 1000;
+/**
+ * The second test's answer time, and its calls' limit: the budget's queue (ITEMS / ANSWERS_HELD rounds) outlasts 3
+ * calls. A call of 2 s leaves each attempt a 6 s wall ceiling: with 1 s calls, a machine running three other suites
+ * kept the answers' last bytes unread past 3 s (the loop busy cleaning 32 answers of 256 KiB on a third of a core),
+ * and items failed at the ceiling the test is not about.
+ */
+const SLOW_LATENCY_MS = 800;
+const SLOW_CALL_MS = 2000;
 /** Each answer's exact size (its Content-Length): a sixteenth of the 4 MiB cap. */
 const ANSWER_BYTES = 256 * 1024;
 /** Answers the budget holds at once, as MAX_ANSWER_BYTES_HELD holds answers at the cap. */
@@ -121,7 +127,7 @@ test(`once the answers' size is known, exactly the budget's worth of requests is
 }, 60_000);
 
 test(`${ITEMS} Gets of answers a budget holds ${ANSWERS_HELD} of, each answered in ${SLOW_LATENCY_MS} ms, with calls of ${SLOW_CALL_MS} ms: the queue for the budget outlasts a call's wall ceiling, and no item fails for it`, async () => {
-	// ${ITEMS} / ${ANSWERS_HELD} rounds of ${SLOW_LATENCY_MS} ms: the last items wait about 3.6 s for a slot, past the 3 s
+	// ${ITEMS} / ${ANSWERS_HELD} rounds of ${SLOW_LATENCY_MS} ms: the last items wait about 7.2 s for a slot, past the 6 s
 	// wall ceiling of a call counted from the item's start; a call counted from its first slot ends in one round.
 	transportTiming.callMs = SLOW_CALL_MS;
 	transportTiming.attemptMs = SLOW_CALL_MS;
