@@ -11,7 +11,8 @@
  * two), so the count, not the failures, is what fails this test when the rule is broken. The second test holds the
  * queue itself past a call's wall ceiling, and no item may fail for waiting its turn (guarantees.md, Deadlines, rule 3).
  * Since the router starts an item only when the limit and the budget have room for it, a call no longer waits for its
- * first slot here, so counting the call from before that wait (the break this test was written for) fails it no more.
+ * first slot here, so counting the call from before that wait (the break this test was written for) fails it no more:
+ * test/unit/transportDoor.test.ts holds a first slot past the ceiling and fails for that break.
  */
 import { createServer } from 'http';
 import type { AddressInfo } from 'net';

@@ -80,6 +80,7 @@ async function outcome(promise: Promise<unknown>): Promise<{ body?: unknown; sta
 }
 
 const productionDelays = transportTiming.retryDelaysMs;
+const productionTiming = { ...transportTiming };
 beforeEach(() => (transportTiming.retryDelaysMs = [1, 1, 1]));
 afterAll(() => (transportTiming.retryDelaysMs = productionDelays));
 
@@ -507,5 +508,21 @@ describe('the answer budget and the bounds a paced call keeps', () => {
 		const { context, sent } = standIn([{ statusCode: 200, body: '[{"id":', breaks: Object.assign(new Error('reset'), { code: 'ECONNRESET' }) }, { statusCode: 200, body: '[]' }]);
 		expect(await apiRequest.call(context, connection(), listCall())).toEqual({ statusCode: 200, body: [] });
 		expect(sent).toHaveLength(2);
+	});
+});
+
+describe('a call counts from its first slot (guarantees.md, Deadlines, rule 3)', () => {
+	test('a wait for the first slot longer than the call\'s wall ceiling is n8n\'s own queue: the request is still sent, and answers', async () => {
+		transportTiming.callMs = 100;
+		transportTiming.attemptMs = 100;
+		try {
+			const queued: RequestPace = { ...recordingPace().pace, slot: async () => await new Promise((resolve) => setTimeout(() => resolve({ seq: 1 }), 5 * 100)) };
+			const { context, sent } = standIn([{ statusCode: 200, body: '{"id":"j"}' }]);
+			expect(await apiRequest.call(context, connection({ pace: queued }), readJobCall('j'))).toEqual({ statusCode: 200, body: { id: 'j' } });
+			expect(sent).toHaveLength(1);
+		} finally {
+			transportTiming.callMs = productionTiming.callMs;
+			transportTiming.attemptMs = productionTiming.attemptMs;
+		}
 	});
 });
