@@ -160,8 +160,8 @@ const MODULE_HEADER = '| module | last run | files | detected | score | threshol
 const FILE_HEADER = '| file | last run | detected | undetected | equivalent |';
 
 /**
- * Writes the scores into where-tested.md. Each module (and file) keeps the row of the last run that mutated it, with
- * that run named, so that runs of one module at a time build the whole table; `every mutated file` sums the file rows.
+ * Writes the scores into where-tested.md. Each file keeps the row of the last run that mutated it, with that run named,
+ * so that runs of one module at a time build the whole table; each module's row and `every mutated file` sum file rows.
  */
 function writeDocs(fileLines, scope) {
 	const text = readFileSync(PAGE, 'utf8');
