@@ -5,7 +5,8 @@
  * found by its code), what the limiter hears of each attempt, and the retries a call makes. The real helper and real
  * servers prove the same paths end to end (test/nodes/transport.test.ts, hostileService.test.ts); this stand-in
  * reaches the answers and errors no server can send at will (a cause four levels deep, a corrupt-compression code
- * after the headers).
+ * after the headers). The stand-in answers as n8n-core's httpRequestWithAuthentication does with returnFullResponse and
+ * encoding 'stream' (request-helpers: statusCode, headers, body as a Node stream); test/e2e runs the real one.
  */
 import { Readable } from 'stream';
 
