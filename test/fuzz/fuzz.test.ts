@@ -21,9 +21,12 @@ import { FUZZ_KNOWN_FAILURES } from './knownFailures';
  * and the 8 MiB list kept whole are multi-MiB CPU proofs, in the soak tier (its seeds, and workBounds.soak.test.ts).
  * (The old seed 243, a complete list asked for again when the node's own work outlasted the attempt's limit, is
  * forced in deadlineMeasuresService.test.ts.) Seed 17 (a drip on a trigger's every poll: most of this file's time) runs in
- * the soak tier; 767 covers the drip class here in a few seconds.
+ * the soak tier; 767 covers the drip class here in a few seconds. Two seeds for bugs the mutation tool found (issue
+ * 48): 772 a Get whose job holds the relay's digits key as a number under a field name longer than a redaction step
+ * (shown before answer.ts cleaned such an entry's number), 95 a Get Many whose list holds numbers only (the hugeList
+ * class's other form: refused at a bound, never read into an array).
  */
-const SEEDS = [0, 1, 18, 28, 23, 205, 546, 11, 767, 39, 104, 125, 220, 222, 239, 20, 26, 600];
+const SEEDS = [0, 1, 18, 28, 23, 205, 546, 11, 767, 39, 104, 125, 220, 222, 239, 20, 26, 600, 772, 95];
 
 /** FUZZ_SEED=<n> (or a comma-separated list) runs only those seeds, and prints each one's reproduction. */
 const only = process.env.FUZZ_SEED === undefined ? undefined : process.env.FUZZ_SEED.split(',').map(Number);

@@ -133,6 +133,29 @@ export function hugeList(items: number): Promise<WireBody> {
 	return built;
 }
 
+/**
+ * A list of one job whose `counts` field holds numbers only, `mib` MiB of `0,` decoded (each is one value a parser
+ * keeps: 24 MiB make 12.6 million), gzip-coded. Numbers are kept as strings are: the list must be refused at a bound
+ * (the values a list may hold, or the characters it keeps), never read into an array the heap cannot hold.
+ */
+export function numberList(mib: number): Promise<WireBody> {
+	const key = `numbers:${mib}`;
+	let built = cache.get(key);
+	if (!built) {
+		const head = JSON.stringify(saneJob(FUZZ_JOB_ID, 'COMPLETED', { start: 1, end: 2 }));
+		const prefix = `[${head.slice(0, -1)},"counts":[`;
+		const filler = Buffer.from('0,'.repeat(MIB / 2));
+		function* parts(): Generator<Buffer> {
+			yield Buffer.from(prefix);
+			for (let n = 0; n < mib; n++) yield filler;
+			yield Buffer.from('0]}]');
+		}
+		built = encodeParts('gzip', parts()).then((bytes) => ({ bytes, encoding: 'gzip', decodedBytes: prefix.length + mib * MIB + 4 }));
+		cache.set(key, built);
+	}
+	return built;
+}
+
 /** JSON text of a job whose `extra` field is nested `depth` levels deep (200,000 take 1.2 MB). */
 export function deepJob(depth: number, list: boolean): string {
 	const job = `{"id":"${FUZZ_JOB_ID}","executionStatus":"COMPLETED","startTime":1,"endTime":2,"extra":${'{"a":'.repeat(depth)}0${'}'.repeat(depth)}}`;

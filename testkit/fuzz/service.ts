@@ -10,10 +10,11 @@ import type { AddressInfo, Socket } from 'node:net';
 
 import { ECHO_FORMS, startRecorder, transform } from '../hostileServer';
 import type { EchoForm, Listener } from '../hostileServer';
+import { STEP_CHARS } from '../../nodes/shared/redaction';
 import { ESCAPE_KINDS, escapeLayer, formOf, wrapText } from '../redactionModel';
 import type { Form } from '../redactionModel';
 import { realisticLog } from '../largeLists';
-import { adversarialLog, bomb, deepJob, encodeSmall, FUZZ_JOB_ID, hugeList, saneJob, withOddValues } from './bodies';
+import { adversarialLog, bomb, deepJob, encodeSmall, FUZZ_JOB_ID, hugeList, numberList, saneJob, withOddValues } from './bodies';
 import type { Encoding, WireBody } from './bodies';
 import { Random } from './random';
 import type { Fault, Route, RouteFault, Scenario, SizeBoundFault } from './scenario';
@@ -111,10 +112,16 @@ function echoedLog(lines: string, first: EchoForm): string {
 	return echoes.map(([name, text]) => `2026-01-05 09:00:00 [main] INFO request headers (${name}): ${text}`).join('\n');
 }
 
-/** Each job of a JSON text with the digits-only header values (a key) beside its log, as JSON numbers: `"keyNumbers":[7391405261827364519]`. */
+/**
+ * Each job of a JSON text with the digits-only header values (a key) beside its log, as JSON numbers
+ * (`"keyNumbers":[7391405261827364519]`), and the first of them again under a field name longer than a step.
+ */
 function withKeyNumbers(text: string, headers: IncomingHttpHeaders): string {
 	const digits = Object.values(headers).filter((value): value is string => typeof value === 'string' && /^[1-9][0-9]{7,}$/.test(value));
-	return digits.length === 0 ? text : text.split('"log":').join(`"keyNumbers":[${digits.join(',')}],"log":`);
+	if (digits.length === 0) return text;
+	// Also under a field name longer than a step of redaction (STEP_CHARS): such an entry is cleaned on its own path.
+	const longName = JSON.stringify(`keyNumber${'_'.repeat(STEP_CHARS)}`);
+	return text.split('"log":').join(`"keyNumbers":[${digits.join(',')}],${longName}:${digits[0]},"log":`);
 }
 
 function retryAfterMs(value: string, sentAt: number): number | undefined {
@@ -253,6 +260,8 @@ class Service {
 				return send(response, 200, await bomb(fault.encoding, fault.shape, fault.mib));
 			case 'hugeList':
 				return send(response, 200, await hugeList(fault.items));
+			case 'numberList':
+				return send(response, 200, await numberList(fault.mib));
 			case 'deep':
 				return send(response, 200, encodeSmall(deepJob(fault.depth, list), this.encodingFor(route, record.index)));
 			case 'logCpu':
@@ -354,6 +363,7 @@ async function prebuild(scenario: Scenario): Promise<void> {
 		scenario.faults.map(async ({ fault }) => {
 			if (fault.kind === 'bomb') await bomb(fault.encoding, fault.shape, fault.mib);
 			if (fault.kind === 'hugeList') await hugeList(fault.items);
+			if (fault.kind === 'numberList') await numberList(fault.mib);
 		}),
 	);
 }
