@@ -51,6 +51,8 @@ function isEquivalent(equivalents, file, mutant, source) {
 
 /** The run's --mutate list (MUTATION_FILES, comma-separated), each without a line range (`file.ts:10-40`). */
 const NAMED = (process.env.MUTATION_FILES ?? '').split(',').map((name) => name.trim().replace(/:[\d:-]+$/, '')).filter(Boolean);
+/** Files mutated in line ranges only: their equivalents outside the ranges cannot be met, and are not reviewed. */
+const RANGED = new Set((process.env.MUTATION_FILES ?? '').split(',').map((name) => name.trim()).filter((name) => /:[\d:-]+$/.test(name)).map((name) => name.replace(/:[\d:-]+$/, '')));
 
 /** Whether a file of the report is judged: every file, unless the run named some (a name with `*` matches any). */
 function judged(file) {
@@ -76,8 +78,8 @@ function tally(report, equivalents) {
 		}
 		rows.set(name, row);
 	}
-	// An entry of a file this run did not mutate is neither met nor missed.
-	return { rows, survivors, unused: equivalents.filter((entry, index) => !used.has(index) && rows.has(entry.file)) };
+	// An entry of a file this run did not mutate (or mutated in ranges only) is neither met nor missed.
+	return { rows, survivors, unused: equivalents.filter((entry, index) => !used.has(index) && rows.has(entry.file) && !RANGED.has(entry.file)) };
 }
 
 function score(detected, undetected) {
