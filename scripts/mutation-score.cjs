@@ -49,10 +49,13 @@ function isEquivalent(equivalents, file, mutant, source) {
 		entry.replacement === mutant.replacement && entry.line === text && (entry.previous === undefined || entry.previous === previous));
 }
 
-/** The run's --mutate list (MUTATION_FILES, comma-separated), each without a line range (`file.ts:10-40`). */
-const NAMED = (process.env.MUTATION_FILES ?? '').split(',').map((name) => name.trim().replace(/:[\d:-]+$/, '')).filter(Boolean);
+/** The run's --mutate list (MUTATION_FILES, comma-separated): each file, and whether a line range (`file.ts:10-40`) narrowed it. */
+const RANGE = /:[\d:-]+$/;
+const MUTATED = (process.env.MUTATION_FILES ?? '').split(',').map((name) => name.trim()).filter(Boolean)
+	.map((name) => ({ file: name.replace(RANGE, ''), ranged: RANGE.test(name) }));
+const NAMED = MUTATED.map((entry) => entry.file);
 /** Files mutated in line ranges only: their equivalents outside the ranges cannot be met, and are not reviewed. */
-const RANGED = new Set((process.env.MUTATION_FILES ?? '').split(',').map((name) => name.trim()).filter((name) => /:[\d:-]+$/.test(name)).map((name) => name.replace(/:[\d:-]+$/, '')));
+const RANGED = new Set(MUTATED.filter((entry) => entry.ranged).map((entry) => entry.file));
 
 /** Whether a file of the report is judged: every file, unless the run named some (a name with `*` matches any). */
 function judged(file) {

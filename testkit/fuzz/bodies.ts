@@ -8,8 +8,11 @@ import type { Transform } from 'node:stream';
 
 export type Encoding = 'identity' | 'gzip' | 'multiGzip' | 'deflate' | 'br';
 
-/** What a bomb decodes to: a JSON array of zeros, a job whose log is huge, or a list of that job. */
-export type BombShape = 'zeros' | 'log' | 'logList';
+/**
+ * What a bomb decodes to: a JSON array of zeros, a job whose log is huge, a list of that job, or a list of one job whose
+ * `counts` field holds numbers only (each one value a parser keeps: 24 MiB make 12.6 million).
+ */
+export type BombShape = 'zeros' | 'log' | 'logList' | 'numberList';
 
 export const FUZZ_JOB_ID = '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
 const MIB = 1024 * 1024;
@@ -54,6 +57,10 @@ function jobHead(id: string): string {
 /** Prefix, filler repeated to `mib` MiB, suffix: the three parts of every bomb. */
 function bombParts(shape: BombShape, mib: number): { prefix: string; filler: Buffer; count: number; suffix: string } {
 	if (shape === 'zeros') return { prefix: '[', filler: Buffer.from('0,'.repeat(MIB / 2)), count: mib, suffix: '0]' };
+	if (shape === 'numberList') {
+		const job = JSON.stringify(saneJob(FUZZ_JOB_ID, 'COMPLETED', { start: 1, end: 2 }));
+		return { prefix: `[${job.slice(0, -1)},"counts":[`, filler: Buffer.from('0,'.repeat(MIB / 2)), count: mib, suffix: '0]}]' };
+	}
 	const prefix = shape === 'log' ? jobHead(FUZZ_JOB_ID) : `[${jobHead(FUZZ_JOB_ID)}`;
 	const suffix = shape === 'log' ? '"}' : '"}]';
 	return { prefix, filler: Buffer.alloc(MIB, 'A'), count: mib, suffix };
@@ -128,29 +135,6 @@ export function hugeList(items: number): Promise<WireBody> {
 			const bytes = await encodeParts('gzip', parts());
 			return { bytes, encoding: 'gzip', decodedBytes };
 		})();
-		cache.set(key, built);
-	}
-	return built;
-}
-
-/**
- * A list of one job whose `counts` field holds numbers only, `mib` MiB of `0,` decoded (each is one value a parser
- * keeps: 24 MiB make 12.6 million), gzip-coded. Numbers are kept as strings are: the list must be refused at a bound
- * (the values a list may hold, or the characters it keeps), never read into an array the heap cannot hold.
- */
-export function numberList(mib: number): Promise<WireBody> {
-	const key = `numbers:${mib}`;
-	let built = cache.get(key);
-	if (!built) {
-		const head = JSON.stringify(saneJob(FUZZ_JOB_ID, 'COMPLETED', { start: 1, end: 2 }));
-		const prefix = `[${head.slice(0, -1)},"counts":[`;
-		const filler = Buffer.from('0,'.repeat(MIB / 2));
-		function* parts(): Generator<Buffer> {
-			yield Buffer.from(prefix);
-			for (let n = 0; n < mib; n++) yield filler;
-			yield Buffer.from('0]}]');
-		}
-		built = encodeParts('gzip', parts()).then((bytes) => ({ bytes, encoding: 'gzip', decodedBytes: prefix.length + mib * MIB + 4 }));
 		cache.set(key, built);
 	}
 	return built;

@@ -14,7 +14,7 @@ import { STEP_CHARS } from '../../nodes/shared/redaction';
 import { ESCAPE_KINDS, escapeLayer, formOf, wrapText } from '../redactionModel';
 import type { Form } from '../redactionModel';
 import { realisticLog } from '../largeLists';
-import { adversarialLog, bomb, deepJob, encodeSmall, FUZZ_JOB_ID, hugeList, numberList, saneJob, withOddValues } from './bodies';
+import { adversarialLog, bomb, deepJob, encodeSmall, FUZZ_JOB_ID, hugeList, saneJob, withOddValues } from './bodies';
 import type { Encoding, WireBody } from './bodies';
 import { Random } from './random';
 import type { Fault, Route, RouteFault, Scenario, SizeBoundFault } from './scenario';
@@ -260,8 +260,6 @@ class Service {
 				return send(response, 200, await bomb(fault.encoding, fault.shape, fault.mib));
 			case 'hugeList':
 				return send(response, 200, await hugeList(fault.items));
-			case 'numberList':
-				return send(response, 200, await numberList(fault.mib));
 			case 'deep':
 				return send(response, 200, encodeSmall(deepJob(fault.depth, list), this.encodingFor(route, record.index)));
 			case 'logCpu':
@@ -363,7 +361,6 @@ async function prebuild(scenario: Scenario): Promise<void> {
 		scenario.faults.map(async ({ fault }) => {
 			if (fault.kind === 'bomb') await bomb(fault.encoding, fault.shape, fault.mib);
 			if (fault.kind === 'hugeList') await hugeList(fault.items);
-			if (fault.kind === 'numberList') await numberList(fault.mib);
 		}),
 	);
 }
