@@ -23,7 +23,8 @@ import {
 	parseBody,
 	readListAnswer,
 } from '../../nodes/shared/transport';
-import { secretForms } from '../../nodes/shared/redaction';
+import { redactionWork, secretForms } from '../../nodes/shared/redaction';
+import { FIRST_TURN_WORK, WORK_PER_TURN } from '../../nodes/shared/transport/turns';
 import { mulberry32 } from '../../server/random';
 
 // sleep(0) is how the reader gives the event loop a turn: counted (and still slept), so the pacing is checked exactly.
@@ -33,6 +34,16 @@ jest.mock('n8n-workflow', () => {
 });
 
 /** Feeds `text` in pieces of `size` characters; the builder's answer. */
+/** The work a builder's steps yield, and whether it read the text. */
+function stepsOf(writing: Generator<number, boolean, void>): { steps: number[]; read: boolean } {
+	const steps: number[] = [];
+	for (;;) {
+		const next = writing.next();
+		if (next.done === true) return { steps, read: next.value };
+		steps.push(next.value);
+	}
+}
+
 function build(text: string, size = text.length || 1): ReturnType<ListBuilder['finish']> {
 	const builder = new ListBuilder([]);
 	for (let at = 0; at < text.length; at += size) if (!builder.write(text.slice(at, at + size))) break;
@@ -249,16 +260,26 @@ describe('the reader at its edges', () => {
 		expect(Object.getOwnPropertyDescriptor(outcome.body, '__proto__')).toEqual({ value: 1, writable: true, enumerable: true, configurable: true });
 	});
 
-	test(`a string of exactly ${MAX_LIST_FIELD_CHARS} characters is kept whole, one more is cut, and only the cut one counts search work`, () => {
-		const builder = new ListBuilder([]);
-		builder.write(JSON.stringify(['a'.repeat(MAX)]));
-		expect(builder.takeWork()).toBe(0);
+	test(`a string of exactly ${MAX_LIST_FIELD_CHARS} characters is read in one step; one more is cut, and its search's own steps follow, one by one`, () => {
+		const secrets = secretForms(['step-key&<>"\'+/%7x']);
+		const whole = JSON.stringify(['a'.repeat(MAX)]);
+		const builder = new ListBuilder(secrets);
+		expect(stepsOf(builder.writing(whole))).toEqual({ steps: [whole.length], read: true });
 		expect(builder.finish()).toEqual({ body: ['a'.repeat(MAX)] });
-		const cut = new ListBuilder([]);
-		cut.write(JSON.stringify(['a'.repeat(MAX + 1)]));
-		expect(cut.takeWork()).toBe(MAX);
-		expect(cut.takeWork()).toBe(0);
+		// The cut string's value is what is kept raw of it (6 times the cut and a key's reach): its search, as the
+		// redaction yields it on its own, comes between the characters up to its closing quote and the rest.
+		const search = [...redactionWork(secrets).steps('a'.repeat(MAX + 1), MAX)];
+		expect(search.length).toBeGreaterThan(1);
+		const cut = new ListBuilder(secrets);
+		expect(stepsOf(cut.writing(JSON.stringify(['a'.repeat(MAX + 1)])))).toEqual({ steps: [MAX + 4, ...search, 1], read: true });
 		expect(cut.finish()).toEqual({ body: ['a'.repeat(MAX) + cutMarker(1)] });
+	});
+
+	test('a text the reader refuses ends its steps there, counted as read to its end (never past it)', () => {
+		const builder = new ListBuilder([]);
+		expect(stepsOf(builder.writing('[1,}2'))).toEqual({ steps: [5], read: false });
+		expect(stepsOf(builder.writing('[1]'))).toEqual({ steps: [], read: false });
+		expect(builder.problem).toEqual({ problem: 'is not valid JSON', kind: 'unreadable' });
 	});
 
 	test('a string read in one unbroken run longer than the raw text kept of it still keeps its first characters', () => {
@@ -381,17 +402,27 @@ describe('readListAnswer: the body as it is handed over', () => {
 		expect(await readListAnswer(stream, new AttemptStop(), [])).toEqual({ body: ['b'.repeat(MAX_LIST_FIELD_CHARS) + cutMarker(slice - 2 - MAX_LIST_FIELD_CHARS)] });
 	});
 
-	test('the event loop gets a turn before each slice once 256 Ki characters of work (read, or searched at a cut) have passed since the last', async () => {
-		const slice = 256 * 1024;
-		// 32 slices and 100 characters, ending a cut string: 32 turns, then 100 + 65,536 characters of work.
+	test('the event loop gets a turn each time the budget of work (read, or searched at a cut) has passed: 16 Ki, doubling to 256 Ki', async () => {
+		const Ki = 1024;
+		expect([FIRST_TURN_WORK, WORK_PER_TURN]).toEqual([16 * Ki, 256 * Ki]);
+		// 8 Mi + 100 characters ending a cut string: 4 turns at 16, 32, 64 and 128 Ki (240 Ki), 31 of 256 Ki, and
+		// 16 Ki + 100 left; then the search of what is kept raw of the cut string (6 times the cut and a key's reach),
+		// as the redaction counts it.
 		const first = `["${'a'.repeat(LIST_KEPT_WHOLE_BYTES + 96)}",`;
-		expect(first.length).toBe(32 * slice + 100);
-		// 200 Ki blanks stay under a slice of work with them, and the cut's search work takes the next chunk past it: one more turn.
-		const stream = fakeStream([Buffer.from(first), Buffer.from(' '.repeat(200 * 1024)), Buffer.from('1]')]);
+		expect(first.length).toBe(240 * Ki + 31 * WORK_PER_TURN + 16 * Ki + 100);
+		const secrets = ['turn-key&<>"\'+/%'];
+		const search = [...redactionWork(secrets).steps('a'.repeat(6 * (MAX_LIST_FIELD_CHARS + 6 * secrets[0].length)), MAX_LIST_FIELD_CHARS)].reduce((sum, work) => sum + work, 0);
+		expect(search).toBeGreaterThan(0);
+		// The list's end, blanks and '1]', that with the 16 Ki + 100 and the search come to exactly 256 Ki: the 36th turn.
+		const end = ' '.repeat(WORK_PER_TURN - (16 * Ki + 100) - search - 2) + '1]';
 		jest.mocked(sleep).mockClear();
-		const read = await readListAnswer(stream, new AttemptStop(), []);
+		const read = await readListAnswer(fakeStream([Buffer.from(first), Buffer.from(end)]), new AttemptStop(), secrets);
 		expect(read).toEqual({ body: ['a'.repeat(MAX_LIST_FIELD_CHARS) + cutMarker(LIST_KEPT_WHOLE_BYTES + 96 - MAX_LIST_FIELD_CHARS), 1] });
-		expect(jest.mocked(sleep).mock.calls).toEqual(Array.from({ length: 33 }, () => [0]));
+		expect(jest.mocked(sleep).mock.calls).toEqual(Array.from({ length: 36 }, () => [0]));
+		// One blank fewer: the search's work no longer reaches the turn.
+		jest.mocked(sleep).mockClear();
+		await readListAnswer(fakeStream([Buffer.from(first), Buffer.from(end.slice(1))]), new AttemptStop(), secrets);
+		expect(jest.mocked(sleep).mock.calls).toHaveLength(35);
 	});
 });
 

@@ -1,5 +1,5 @@
 // Redaction at its edges: the shortest key hidden and the one left alone, tokens, base64 at each alignment, every escape, and the prescan changing nothing.
-import { MIN_SECRET_LENGTH, PLAN_WHOLE_CHARS, redact, redactionWork, redactor, runAll, secretForms, shortSecretProblem, STEP_CHARS } from '../../nodes/shared/redaction';
+import { FIRST_STEP_CHARS, MIN_SECRET_LENGTH, PLAN_WHOLE_CHARS, redact, redactionWork, redactor, runAll, secretForms, shortSecretProblem, STEP_CHARS, stepEnd } from '../../nodes/shared/redaction';
 import { cleanParsed, cutMarker, MAX_STRING_CHARS } from '../../nodes/shared/transport';
 import { ECHO_FORMS, transform } from '../../testkit/hostileServer';
 import { secretSearch } from '../../testkit/secrets';
@@ -298,6 +298,21 @@ describe('work bounded per answer: cut first, slices with an overlap', () => {
 		expect((await cleanParsed(plainOnePast, forms)) === `${'w'.repeat(MAX_STRING_CHARS)}${cutMarker(1)}`).toBe(true);
 	});
 
+	test('a text\'s first step reads FIRST_STEP_CHARS, each next one as much as all before it up to STEP_CHARS: every multiple of STEP_CHARS is an edge', () => {
+		const edges: number[] = [];
+		for (let from = 0; edges.length < 9; from = stepEnd(from)) edges.push(stepEnd(from));
+		const Ki = 1024;
+		expect(FIRST_STEP_CHARS).toBe(2 * Ki);
+		expect(edges).toEqual([2, 4, 8, 16, 32, 64, 128, 192, 256].map((size) => size * Ki));
+		// The steps of an escape-dense text read those characters: the same work per character in each (after the plan's three passes).
+		const text = '%41\n'.repeat(64 * Ki);
+		const reads = [...work.steps(text, text.length)].slice(3);
+		const sizes = edges.slice(0, reads.length).map((edge, index) => edge - (index === 0 ? 0 : edges[index - 1]));
+		expect(reads.length).toBe(Math.ceil((text.length - 128 * Ki) / STEP_CHARS) + 7);
+		const perChar = reads[7] / STEP_CHARS;
+		for (const [index, read] of reads.slice(0, 8).entries()) expect(Math.abs(read / sizes[index] / perChar - 1)).toBeLessThan(0.25);
+	});
+
 	test('escape-dense text: each step\'s work is bounded, and the work is linear in what is kept, whatever the length', () => {
 		for (const unit of ['%41\n', '%2541\n', '\\u0041', '&#65;', '41:']) {
 			const perChar: number[] = [];
@@ -424,7 +439,7 @@ describe('a step bounded whatever the key (issue 47 §3)', () => {
 	test.each(keys)('%s: every step of a 1 MiB text does the same bounded work, and the key at its end is hidden', (_name, key) => {
 		const forms = secretForms([key]);
 		const steps = redactionWork(forms);
-		expect(steps.sliceChars).toBe(STEP_CHARS);
+		expect(steps.sliceChars).toBe(FIRST_STEP_CHARS);
 		for (const [, unit] of texts) {
 			const text = `${unit.repeat(Math.ceil((1024 * 1024) / unit.length))} ${key} end`;
 			let total = 0;

@@ -11,6 +11,6 @@
  * text, step by step, each step bounded whatever the keys), sentIds.ts (ids kept as the service sent them).
  */
 export { MIN_SECRET_LENGTH, secretForms, shortKeyProblem, shortSecretProblem } from './keys';
-export { PLAN_WHOLE_CHARS, redact, redactionWork, redactor, runAll, STEP_CHARS } from './search';
+export { FIRST_STEP_CHARS, PLAN_WHOLE_CHARS, redact, redactionWork, redactor, runAll, STEP_CHARS, stepEnd } from './search';
 export type { RedactionWork } from './search';
 export { keepSentId, sentId } from './sentIds';

@@ -3,6 +3,7 @@ import { sleep } from 'n8n-workflow';
 import { keepSentId, redactionWork, runAll } from '../redaction';
 import type { RedactionWork } from '../redaction';
 import type { StopNotice } from './deadlineClock';
+import { Turns } from './turns';
 
 /**
  * Everything a service sends is bounded before it is believed: bytes after decoding (read as a stream and dropped at
@@ -246,32 +247,8 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
 
 type Container = Record<string, unknown> | unknown[];
 
-/** Work (characters searched, over every view built) done between two turns of the event loop. */
-const WORK_PER_YIELD = 256 * 1024;
-
-/** Counts work, and gives the event loop a turn every WORK_PER_YIELD of it. */
-class Pace {
-	private since = 0;
-
-	add(work: number): void {
-		this.since += work;
-	}
-
-	/** Whether the event loop is owed a turn (the count goes on). */
-	owed(): boolean {
-		return this.since >= WORK_PER_YIELD;
-	}
-
-	/** Whether the event loop is due a turn (and the count starts again). */
-	due(): boolean {
-		if (this.since < WORK_PER_YIELD) return false;
-		this.since = 0;
-		return true;
-	}
-}
-
 /** One string cleaned (see cleanSteps): at once when it is one slice long, else slice by slice; yields where a turn is due. */
-function* cleanString(text: string, work: RedactionWork, pace: Pace): Generator<void, string, void> {
+function* cleanString(text: string, work: RedactionWork, pace: Turns): Generator<void, string, void> {
 	if (!isLong(text, work)) return cleanShort(text, work, pace);
 	const steps = cleanSteps(text, work);
 	for (;;) {
@@ -283,7 +260,7 @@ function* cleanString(text: string, work: RedactionWork, pace: Pace): Generator<
 }
 
 /** A short string cleaned at once (no promise), its work counted. */
-function cleanShort(text: string, work: RedactionWork, pace: Pace): string {
+function cleanShort(text: string, work: RedactionWork, pace: Turns): string {
 	const cleaned = work.now(text);
 	pace.add(cleaned.work);
 	return cleaned.text;
@@ -319,7 +296,7 @@ function holdsLong(record: Record<string, unknown>, key: string, work: Redaction
  * redacted text; containers inside go on the stack), until an entry holds a long string or the event loop is due a
  * turn; returns where it stopped. Synchronous: a hundred thousand short strings cost no promise each.
  */
-function cleanEntries(container: Container, keys: string[], at: number, work: RedactionWork, pace: Pace, stack: Container[]): number {
+function cleanEntries(container: Container, keys: string[], at: number, work: RedactionWork, pace: Turns, stack: Container[]): number {
 	const record = container as Record<string, unknown>;
 	const isList = Array.isArray(container);
 	for (; at < keys.length; at++) {
@@ -333,7 +310,7 @@ function cleanEntries(container: Container, keys: string[], at: number, work: Re
 }
 
 /** A value cleaned at once: a string, a number that writes a key (becomes its redacted text); a container is stacked. */
-function cleanValue(record: Record<string, unknown>, key: string, work: RedactionWork, pace: Pace, stack: Container[]): void {
+function cleanValue(record: Record<string, unknown>, key: string, work: RedactionWork, pace: Turns, stack: Container[]): void {
 	const value = record[key];
 	if (typeof value === 'string') putValue(record, key, value, cleanShort(value, work, pace));
 	else if (typeof value === 'number') {
@@ -343,7 +320,7 @@ function cleanValue(record: Record<string, unknown>, key: string, work: Redactio
 }
 
 /** An entry holding a long string (its value or its key), cleaned slice by slice (see cleanString). */
-function* cleanLongEntry(container: Container, key: string, work: RedactionWork, pace: Pace, stack: Container[]): Generator<void, void, void> {
+function* cleanLongEntry(container: Container, key: string, work: RedactionWork, pace: Turns, stack: Container[]): Generator<void, void, void> {
 	const record = container as Record<string, unknown>;
 	const value = record[key];
 	if (typeof value === 'string') putValue(record, key, value, yield* cleanString(value, work, pace));
@@ -354,13 +331,13 @@ function* cleanLongEntry(container: Container, key: string, work: RedactionWork,
 /**
  * Every string of a parsed answer (values and keys) cut and redacted, in place, with an explicit stack (depth is
  * already bounded, but nothing here recurses either); a number that writes a key is replaced by its redacted text.
- * The work is counted as it is done (characters searched, over every view built) and the steps yield every
- * WORK_PER_YIELD of it: cleanParsed gives the event loop a turn there, so no answer within the bounds holds n8n for
- * long, whatever its strings hold.
+ * The work is counted as it is done (characters searched, over every view built) and the steps yield where a turn is
+ * due (turns.ts): cleanParsed gives the event loop a turn there, so no answer within the bounds holds n8n for long,
+ * whatever its strings hold.
  */
 function* cleaning(value: unknown, secrets: readonly string[]): Generator<void, unknown, void> {
 	const work = redactionWork(secrets);
-	const pace = new Pace();
+	const pace = new Turns();
 	if (typeof value === 'string') return yield* cleanString(value, work, pace);
 	if (typeof value === 'number') return work.number(value) ?? value;
 	if (typeof value !== 'object' || value === null) return value;
@@ -388,8 +365,8 @@ export async function cleanParsed(value: unknown, secrets: readonly string[]): P
 }
 
 /**
- * Characters of an answer cleaned at once, with no promise: its work (every view of every string, keys too) stays
- * well below WORK_PER_YIELD, so cleanParsed would give the event loop no turn in it anyway.
+ * Characters of an answer cleaned at once, with no promise: its work (every view of every string, keys too) is at
+ * most 16 units a character, one turn's WORK_PER_TURN (turns.ts), and a usual job answer's far less.
  */
 export const CLEAN_AT_ONCE_CHARS = 16 * 1024;
 

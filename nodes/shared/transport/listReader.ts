@@ -4,6 +4,7 @@ import { redactionWork, runAll } from '../redaction';
 import type { RedactionWork } from '../redaction';
 import { cutMarker, isByteStream, MAX_ANSWER_DEPTH, MAX_ANSWER_VALUES } from './answer';
 import type { StopNotice } from './deadlineClock';
+import { Turns, WORK_PER_TURN } from './turns';
 
 /**
  * Job lists are read as a stream, because a conforming one is big: 100 jobs whose logs reach 1 MiB each. A list of at
@@ -30,17 +31,13 @@ export const MAX_LIST_TOKEN_CHARS = 4096;
 /** The field a listed job gets when some of its fields were cut: which ones, and where to read them whole. */
 export const LIST_CUT_FIELD = 'cutInList';
 
-/**
- * Work (characters read, plus characters searched for keys at a cut) between two turns of the event loop, counted
- * across chunks: chunks already buffered come one after another in microtasks, which give timers and other I/O no turn.
- */
-const SLICE_CHARS = 256 * 1024;
+// Written once at load: a first toLocaleString (loading the locale's data) took 27 ms of CPU inside a list's last slice.
+const LIST_CUT_NOTE =
+	`The job list was larger than ${LIST_KEPT_WHOLE_BYTES / MiB} MiB, so the node cut each of this job's fields longer than ` +
+	`${MAX_LIST_FIELD_CHARS.toLocaleString('en-US')} characters; read the job by its ID (Get) for them whole.`;
 
 export function listCutNote(): string {
-	return (
-		`The job list was larger than ${LIST_KEPT_WHOLE_BYTES / MiB} MiB, so the node cut each of this job's fields longer than ` +
-		`${MAX_LIST_FIELD_CHARS.toLocaleString('en-US')} characters; read the job by its ID (Get) for them whole.`
-	);
+	return LIST_CUT_NOTE;
 }
 
 export type ListReading =
@@ -58,6 +55,12 @@ const enum Expect {
 	Colon,
 	CommaOrClose,
 	Done,
+}
+
+/** A string past MAX_LIST_FIELD_CHARS, and the steps of its search for keys (kept text and the reach past the cut). */
+interface Cutting {
+	open: OpenString;
+	steps: Generator<number, string, void>;
 }
 
 interface Frame {
@@ -83,7 +86,8 @@ const TOKEN = /[-+.0-9A-Za-z_]*/y;
 const STRING_STOP = /[^ -!#-[\]-\uffff]/g;
 const NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
 const HEX4 = /^u[0-9a-fA-F]{4}$/;
-const SIMPLE_ESCAPES = '"\\/bfnrt';
+/** The one-character escapes, each with its raw text (one string for all its uses). */
+const SIMPLE_ESCAPES = new Map([...'"\\/bfnrt'].map((c) => [c, `\\${c}`]));
 const LITERALS: Record<string, unknown> = { true: true, false: false, null: null };
 
 function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
@@ -103,8 +107,8 @@ export class ListBuilder {
 	private readonly cuts = new Map<Record<string, unknown>, string[]>();
 	private readonly rawKeep: number;
 	private readonly redaction: RedactionWork;
-	/** Characters searched for keys at cuts since takeWork last asked. */
-	private redacted = 0;
+	/** A string cut and not yet searched for keys: `writing` runs its steps before reading on. */
+	private cutting: Cutting | null = null;
 	problem: Problem | null = null;
 
 	/** `secrets`: every form of the connection's secrets, redacted from a string before it is cut (no half secret stays). */
@@ -117,22 +121,29 @@ export class ListBuilder {
 		this.rawKeep = 6 * (MAX_LIST_FIELD_CHARS + 6 * longest);
 	}
 
-	/** Reads one piece of text; false once the answer is beyond a bound or not JSON (see `problem`). */
+	/** Reads one piece of text at once; false once the answer is beyond a bound or not JSON (see `problem`). */
 	write(text: string): boolean {
-		let at = 0;
-		while (at < text.length && this.problem === null) {
-			if (this.open !== null) at = this.stringPart(text, at);
-			else if (this.token !== null) at = this.tokenPart(text, at);
-			else at = this.structural(text, at);
-		}
-		return this.problem === null;
+		return runAll(this.writing(text));
 	}
 
-	/** Characters searched for keys at cuts since the last call: work the reader's caller paces. */
-	takeWork(): number {
-		const work = this.redacted;
-		this.redacted = 0;
-		return work;
+	/**
+	 * Reads one piece of text in steps, each yielding its work (characters read, or searched at a cut), so the caller
+	 * gives the event loop its turns: a string cut here is redacted step by step, never at once (at a cut of an
+	 * escape-dense log its search took 80 ms of CPU, past 100 with the rest of a slice). False as `write`.
+	 */
+	*writing(text: string): Generator<number, boolean, void> {
+		let at = 0;
+		while (at < text.length && this.problem === null) {
+			const from = at;
+			while (at < text.length && this.problem === null && this.cutting === null) {
+				if (this.open !== null) at = this.stringPart(text, at);
+				else if (this.token !== null) at = this.tokenPart(text, at);
+				else at = this.structural(text, at);
+			}
+			yield Math.min(at, text.length) - from;
+			if (this.cutting !== null) yield* this.endCut(this.cutting);
+		}
+		return this.problem === null;
 	}
 
 	/** The list read, or why not. */
@@ -228,16 +239,29 @@ export class ListBuilder {
 		return at + 1;
 	}
 
-	/** Raw text of the open string that holds no quote, backslash or control character: kept up to rawKeep. */
-	private keep(open: OpenString, raw: string, decoded: number): void {
-		open.length += decoded;
+	/**
+	 * A plain run of the open string, text[at, end) (no quote, backslash or control character): counted, and kept raw
+	 * up to rawKeep. Past it nothing is sliced: a long string's every run would be a string made to be dropped.
+	 */
+	private keepRun(open: OpenString, text: string, at: number, end: number): void {
+		open.length += end - at;
 		const room = this.rawKeep - open.rawKept;
 		if (room <= 0) return;
-		// An escape is kept whole or not at all, so the kept text always decodes; nothing after it is kept either.
-		const isEscape = decoded === 1 && raw.length > 1;
-		const piece = raw.length <= room ? raw : isEscape ? '' : raw.slice(0, room);
-		if (piece !== '') open.pieces.push(piece);
-		open.rawKept = piece.length === raw.length ? open.rawKept + piece.length : this.rawKeep;
+		const to = Math.min(end, at + room);
+		open.pieces.push(text.slice(at, to));
+		open.rawKept = to === end ? open.rawKept + (to - at) : this.rawKeep;
+	}
+
+	/** One escape, as sent (`\n`, `\u0041`): one character; kept whole or not at all, and nothing after it either, so the kept text always decodes. */
+	private keepEscape(open: OpenString, raw: string): void {
+		open.length += 1;
+		const room = this.rawKeep - open.rawKept;
+		if (room <= 0) return;
+		if (raw.length > room) open.rawKept = this.rawKeep;
+		else {
+			open.pieces.push(raw);
+			open.rawKept += raw.length;
+		}
 	}
 
 	private stringPart(text: string, at: number): number {
@@ -246,7 +270,7 @@ export class ListBuilder {
 		STRING_STOP.lastIndex = at;
 		const stop = STRING_STOP.exec(text);
 		const end = stop === null ? text.length : stop.index;
-		if (end > at) this.keep(open, text.slice(at, end), end - at);
+		if (end > at) this.keepRun(open, text, at, end);
 		if (stop === null) return end;
 		const c = text.charCodeAt(end);
 		if (c === 34) {
@@ -254,6 +278,12 @@ export class ListBuilder {
 			return end + 1;
 		}
 		if (c < 0x20) return this.fail('is not valid JSON');
+		// The usual escape, whole in this piece, is read at once: no text is built for it unless it is kept.
+		const simple = SIMPLE_ESCAPES.get(text.charAt(end + 1));
+		if (simple !== undefined) {
+			this.keepEscape(open, simple);
+			return end + 2;
+		}
 		open.escape = '\\';
 		return end + 1;
 	}
@@ -264,7 +294,7 @@ export class ListBuilder {
 		while (pos < text.length) {
 			open.escape += text[pos++];
 			if (open.escape.length === 2) {
-				if (SIMPLE_ESCAPES.includes(open.escape[1])) return this.endEscape(open, pos);
+				if (SIMPLE_ESCAPES.has(open.escape[1])) return this.endEscape(open, pos);
 				if (open.escape[1] !== 'u') return this.fail('is not valid JSON');
 			} else if (open.escape.length === 6) {
 				return HEX4.test(open.escape.slice(1)) ? this.endEscape(open, pos) : this.fail('is not valid JSON');
@@ -274,21 +304,30 @@ export class ListBuilder {
 	}
 
 	private endEscape(open: OpenString, at: number): number {
-		this.keep(open, open.escape, 1);
+		this.keepEscape(open, open.escape);
 		open.escape = '';
 		return at;
 	}
 
 	private endString(open: OpenString): void {
 		this.open = null;
-		let value = JSON.parse(`"${open.pieces.join('')}"`) as string;
-		if (open.length > MAX_LIST_FIELD_CHARS) {
-			// Cut before redacting: only what is kept, and the reach of a key past the cut, is searched (redaction/search.ts).
-			const kept = runAll(this.redaction.steps(value, MAX_LIST_FIELD_CHARS));
-			this.redacted += MAX_LIST_FIELD_CHARS;
-			value = kept + cutMarker(open.length - MAX_LIST_FIELD_CHARS);
-			this.noteCut(open.isKey ? value : undefined);
-		}
+		const value = JSON.parse(`"${open.pieces.join('')}"`) as string;
+		// Cut before redacting: only what is kept, and the reach of a key past the cut, is searched (redaction/search.ts).
+		if (open.length > MAX_LIST_FIELD_CHARS) this.cutting = { open, steps: this.redaction.steps(value, MAX_LIST_FIELD_CHARS) };
+		else this.settle(open, value);
+	}
+
+	/** A cut string's search, step by step, then its kept text and marker settled as any string. */
+	private *endCut(cutting: Cutting): Generator<number, void, void> {
+		const kept = yield* cutting.steps;
+		this.cutting = null;
+		const value = kept + cutMarker(cutting.open.length - MAX_LIST_FIELD_CHARS);
+		this.noteCut(cutting.open.isKey ? value : undefined);
+		this.settle(cutting.open, value);
+	}
+
+	/** A finished string placed as a value, or set as the key whose value comes next. */
+	private settle(open: OpenString, value: string): void {
 		if (!this.keepChars(value.length)) return;
 		if (!open.isKey) {
 			this.place(value);
@@ -355,8 +394,8 @@ class ListSink {
 	private parts: string[] = [];
 	private bytes = 0;
 	private builder: ListBuilder | null = null;
-	/** Work since the event loop's last turn (see SLICE_CHARS). */
-	private work = 0;
+	/** The reading's work since the event loop's last turn. */
+	private readonly turns = new Turns();
 	problem: Problem | null = null;
 
 	constructor(private readonly secrets: readonly string[]) {}
@@ -384,17 +423,20 @@ class ListSink {
 		return false;
 	}
 
-	/** One chunk through the builder, in slices, yielding between them, so no chunk blocks the event loop long. */
+	/**
+	 * One chunk through the builder, in slices and the steps of their cuts, with a turn of the event loop where one is
+	 * due (turns.ts): a slice is the work left before the next turn, so a turn comes at most a cut's step late.
+	 */
 	private async feed(text: string): Promise<boolean> {
 		const builder = this.builder as ListBuilder;
-		for (let at = 0; at < text.length; at += SLICE_CHARS) {
-			if (this.work >= SLICE_CHARS) {
-				this.work = 0;
-				await sleep(0);
+		for (let at = 0, end = 0; at < text.length; at = end) {
+			end = at + this.turns.room();
+			const writing = builder.writing(at === 0 && end >= text.length ? text : text.slice(at, end));
+			for (let step = writing.next(); step.done !== true; step = writing.next()) {
+				this.turns.add(step.value);
+				if (this.turns.due()) await sleep(0);
 			}
-			const slice = text.length <= SLICE_CHARS ? text : text.slice(at, at + SLICE_CHARS);
-			if (!builder.write(slice)) return this.refuse(builder.problem as Problem);
-			this.work += slice.length + builder.takeWork();
+			if (builder.problem !== null) return this.refuse(builder.problem);
 		}
 		return true;
 	}
@@ -436,8 +478,8 @@ export async function readListAnswer(body: unknown, stop: StopNotice, secrets: r
 		// A body some host already read whole: the same bounds, fed in slices.
 		const whole = typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body);
 		const bytes = typeof whole === 'string' ? Buffer.from(whole, 'utf8') : whole;
-		for (let at = 0; at < bytes.byteLength; at += SLICE_CHARS) {
-			if (!(await sink.add(bytes.subarray(at, at + SLICE_CHARS)))) break;
+		for (let at = 0; at < bytes.byteLength; at += WORK_PER_TURN) {
+			if (!(await sink.add(bytes.subarray(at, at + WORK_PER_TURN)))) break;
 		}
 	}
 	return await sink.finish();
