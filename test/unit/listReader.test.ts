@@ -275,6 +275,25 @@ describe('the reader at its edges', () => {
 		expect(cut.finish()).toEqual({ body: ['a'.repeat(MAX) + cutMarker(1)] });
 	});
 
+	test('what is kept raw of a cut string ends at 6 times the cut and a key\'s reach: an escape that does not fit is dropped, one that fits exactly is kept', () => {
+		// Seen through the search of the kept value: its plan's passes are a sixth of its length each, rounded up, so
+		// these lengths (a multiple of 6, and one more than one) change the search's steps if one character more or
+		// fewer were kept.
+		const secrets = secretForms(['raw-keep-key']);
+		const rawKeep = 6 * (MAX + 6 * Math.max(...secrets.map((form) => form.length)));
+		const search = (value: string) => [...redactionWork(secrets).steps(value, MAX)];
+		for (const [prefix, kept] of [
+			['zzz', 'zzz' + 'z'.repeat(rawKeep / 6 - 1)],
+			['z'.repeat(18), 'z'.repeat(18) + 'z'.repeat(rawKeep / 6 - 3)],
+		]) {
+			const raw = prefix + '\\u007a'.repeat(rawKeep / 6 + 10);
+			expect(kept.length % 6).toBe(prefix.length === 3 ? 0 : 1);
+			const builder = new ListBuilder(secrets);
+			expect(stepsOf(builder.writing(`["${raw}"]`))).toEqual({ steps: [raw.length + 3, ...search(kept), 1], read: true });
+			expect(builder.finish()).toEqual({ body: ['z'.repeat(MAX) + cutMarker(prefix.length + rawKeep / 6 + 10 - MAX)] });
+		}
+	});
+
 	test('a text the reader refuses ends its steps there, counted as read to its end (never past it)', () => {
 		const builder = new ListBuilder([]);
 		expect(stepsOf(builder.writing('[1,}2'))).toEqual({ steps: [5], read: false });
@@ -400,6 +419,12 @@ describe('readListAnswer: the body as it is handed over', () => {
 		const slice = 256 * 1024;
 		const stream = fakeStream([Buffer.from(`[${' '.repeat(LIST_KEPT_WHOLE_BYTES)}`), Buffer.from(`"${'b'.repeat(slice - 2)}"`), Buffer.from(']')]);
 		expect(await readListAnswer(stream, new AttemptStop(), [])).toEqual({ body: ['b'.repeat(MAX_LIST_FIELD_CHARS) + cutMarker(slice - 2 - MAX_LIST_FIELD_CHARS)] });
+	});
+
+	test('a list past the kept-whole size that turns out not to be JSON stops the reading there: no chunk after it is pulled', async () => {
+		const stream = fakeStream([Buffer.from(`[${' '.repeat(LIST_KEPT_WHOLE_BYTES)}`), Buffer.from('1,}'), Buffer.from(']')]);
+		expect(await readListAnswer(stream, new AttemptStop(), [])).toEqual({ problem: 'is not valid JSON', kind: 'unreadable' });
+		expect({ pulled: stream.pulled, destroyed: stream.destroyed }).toEqual({ pulled: 2, destroyed: [null] });
 	});
 
 	test('the event loop gets a turn each time the budget of work (read, or searched at a cut) has passed: 16 Ki, doubling to 256 Ki', async () => {

@@ -249,7 +249,7 @@ export class ListBuilder {
 		if (room <= 0) return;
 		const to = Math.min(end, at + room);
 		open.pieces.push(text.slice(at, to));
-		open.rawKept = to === end ? open.rawKept + (to - at) : this.rawKeep;
+		open.rawKept += to - at;
 	}
 
 	/** One escape, as sent (`\n`, `\u0041`): one character; kept whole or not at all, and nothing after it either, so the kept text always decodes. */
@@ -431,7 +431,7 @@ class ListSink {
 		const builder = this.builder as ListBuilder;
 		for (let at = 0, end = 0; at < text.length; at = end) {
 			end = at + this.turns.room();
-			const writing = builder.writing(at === 0 && end >= text.length ? text : text.slice(at, end));
+			const writing = builder.writing(text.slice(at, end));
 			for (let step = writing.next(); step.done !== true; step = writing.next()) {
 				this.turns.add(step.value);
 				if (this.turns.due()) await sleep(0);
