@@ -11,8 +11,9 @@ module.exports = {
 	// finds the tests that import it; only test/ holds tests (testMatch).
 	roots: ['<rootDir>/test', '<rootDir>/nodes', '<rootDir>/credentials', '<rootDir>/server', '<rootDir>/testkit'],
 	testMatch: ['<rootDir>/test/**/*.test.ts'],
-	// Soak tests (`npm run test:soak`) and e2e (`npm run test:e2e`) have their own configs.
-	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/soak/', '\\.soak\\.test\\.ts$'],
+	// Soak tests (`npm run test:soak`), the publish checks (`npm run test:publish`) and e2e (`npm run test:e2e`) have
+	// their own configs.
+	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/soak/', '\\.soak\\.test\\.ts$', '<rootDir>/test/publish/'],
 	setupFiles: ['<rootDir>/test/setup.ts'],
 	// Type errors are caught by `npm run typecheck`; tests only transpile, which keeps them fast.
 	transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },

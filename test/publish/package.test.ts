@@ -82,9 +82,9 @@ describe('GitHub workflows', () => {
 		expect(lint(broken, 'publish.yml').map((finding) => finding.kind).sort()).toEqual(expect.arrayContaining(['permissions', 'expression']));
 	});
 
-	it('CI runs lint, typecheck, the README test command, the soak and the e2e tiers', () => {
+	it('CI runs lint, typecheck, the README test command, the publish checks, the soak and the e2e tiers', () => {
 		const ci = workflow('ci.yml');
-		for (const command of ['npm ci', 'npm run lint', 'npm run typecheck', 'npm test', 'npm run test:soak', 'npm run test:e2e']) {
+		for (const command of ['npm ci', 'npm run lint', 'npm run typecheck', 'npm test', 'npm run test:publish', 'npm run test:soak', 'npm run test:e2e']) {
 			expect(ci).toMatch(new RegExp(`- run: ${command.replace(/[.:]/g, '\\$&')}\\n`));
 		}
 		// The README's quick start: `npm ci` once, then `npm test` (beside `npm start`), the commands CI runs.
@@ -97,7 +97,8 @@ describe('GitHub workflows', () => {
 		expect(publish).toMatch(/on:\n {2}release:\n {4}types: \[published\]/);
 		expect(publish).toMatch(/ {6}id-token: write\n/);
 		expect(publish.indexOf('- run: npm test')).toBeGreaterThan(0);
-		expect(publish.indexOf('- run: npm test')).toBeLessThan(publish.indexOf('- run: npm publish --provenance --access public'));
+		expect(publish.indexOf('- run: npm test')).toBeLessThan(publish.indexOf('- run: npm run test:publish'));
+		expect(publish.indexOf('- run: npm run test:publish')).toBeLessThan(publish.indexOf('- run: npm publish --provenance --access public'));
 	});
 });
 

@@ -16,7 +16,8 @@ const PAGE = join(ROOT, 'docs/where-tested.md');
 const WRITER = 'test/unit/whereTested.test.ts';
 
 const TIERS: Array<{ title: string; command: string; matches: (path: string) => boolean }> = [
-	{ title: 'Default tier', command: 'npm test', matches: (path) => /\.test\.ts$/.test(path) && !/\.soak\.test\.ts$/.test(path) && !path.startsWith('test/soak/') },
+	{ title: 'Default tier', command: 'npm test', matches: (path) => /\.test\.ts$/.test(path) && !/\.soak\.test\.ts$/.test(path) && !path.startsWith('test/soak/') && !path.startsWith('test/publish/') },
+	{ title: 'Publish checks', command: 'npm run test:publish', matches: (path) => path.startsWith('test/publish/') && /\.test\.ts$/.test(path) },
 	{ title: 'Soak tier', command: 'npm run test:soak', matches: (path) => /\.soak\.test\.ts$/.test(path) },
 	{ title: 'Real n8n hosts', command: 'npm run test:e2e', matches: (path) => /\.e2e\.ts$/.test(path) },
 	{ title: 'Queue mode', command: 'npm run test:queue', matches: (path) => /\.queue\.ts$/.test(path) },
