@@ -138,9 +138,9 @@ export function secretSearch(credentials: CredentialsMap): (text: string) => str
  */
 export function expectNoSecrets(result: RunNodeResult, credentials: CredentialsMap): void {
 	const error = result.error as (Error & IDataObject) | undefined;
+	// The run holds the output items (result.json is their json, the same objects): each is searched once.
 	const serialized = [
 		JSON.stringify(result.run),
-		JSON.stringify(result.json),
 		error ? JSON.stringify(error, Object.getOwnPropertyNames(error)) : '',
 		String(error?.stack ?? ''),
 		JSON.stringify(error?.cause ?? null),
