@@ -8,12 +8,16 @@
 
 /** Below this many characters, a copy goes one by one. */
 const SHORT_COPY = 32;
+/** The arrays' first size: they are made on the first write, since most stretches of a reader are never written. */
+const FIRST_SIZE = 64;
+const NO_CODES = new Uint16Array(0);
+const NO_OFFSETS = new Int32Array(0);
 
 /** Characters of a reading, each with where it starts and ends (exclusive) in the text. */
 export class Chars {
-	codes = new Uint16Array(64);
-	starts = new Int32Array(64);
-	ends = new Int32Array(64);
+	codes = NO_CODES;
+	starts = NO_OFFSETS;
+	ends = NO_OFFSETS;
 	length = 0;
 	/** The text these are the own characters of (no reading yet), from `offset` on; else undefined. */
 	plain: string | undefined;
@@ -75,7 +79,7 @@ export class Chars {
 	}
 
 	private grow(): void {
-		const size = this.codes.length * 2;
+		const size = Math.max(FIRST_SIZE, this.codes.length * 2);
 		const codes = new Uint16Array(size);
 		const starts = new Int32Array(size);
 		const ends = new Int32Array(size);
