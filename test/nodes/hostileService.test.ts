@@ -413,7 +413,7 @@ describe('answers beyond the bounds: bytes, values, nesting, items, log size', (
 
 	// The same bombs in a child with a 256 MiB heap (it survives, in little memory, one request) are in the soak tier
 	// (test/soak/answerBombs.soak.test.ts): a child that loads n8n-core takes longer than jest's 30 s on a busy machine.
-	test.each(Object.keys(bombs))('%s: Get, Get Many, Wait, the trigger and the list search fail at once, one request each, never "cannot be reached"', async (name) => {
+	test.each(Object.keys(bombs))('%s: Get, Get Many, Wait (and the trigger and the list search, on bombs refused within 4 MiB or 100,000 values) fail at once, one request each, never "cannot be reached"', async (name) => {
 		const answer = await bombs[name]();
 		const runs: Array<[string, (url: string) => Promise<{ message: string; description: string }>]> = [
 			['get', async (url) => await runTarget('get', 'bearer', url)],
@@ -428,8 +428,11 @@ describe('answers beyond the bounds: bytes, values, nesting, items, log size', (
 				},
 			],
 		];
+		// A 256 MiB list read to its bound costs seconds of CPU per target: the trigger and the Job ID list read lists
+		// through Get Many's reader, and run on the multi-member bomb in the soak tier (answerBombs.soak.test.ts).
+		const targets = name.startsWith('multi-member') ? runs.filter(([target]) => !['trigger', 'listSearch'].includes(target)) : runs;
 		await Promise.all(
-			runs.map(async ([target, run]) => {
+			targets.map(async ([target, run]) => {
 				const server = await hostile(() => answer);
 				const outcome = await run(server.url);
 				figures.runs++;
