@@ -1,8 +1,9 @@
 /**
  * The hostile-service fuzzer's long run (testkit/fuzz): FUZZ_SEEDS seeds (120 by default; more by hand) from
- * FUZZ_SEED_START (1000 by default), two children at a time, every invariant on every run. Seeds from 1000 on also
- * draw Poll Intervals past the wait's backoff cap (75 s), which take more than a minute each. Every failing seed
- * prints its reproduction (`FUZZ_SEED=<n> npx jest test/fuzz/fuzz.test.ts` reruns exactly it, in the short tier's file).
+ * FUZZ_SEED_START (1000 by default), two children at a time, every invariant on every run. Each child serves a lane of
+ * seeds in turn (testkit/fuzz/runner.ts). Seeds from 1000 on also draw Poll Intervals past the wait's backoff cap
+ * (75 s), which take more than a minute each. Every failing seed prints its reproduction (`FUZZ_SEED=<n> npx jest
+ * test/fuzz/fuzz.test.ts` reruns exactly it, in the short tier's file).
  */
 import { reproduction, runSeeds, summary } from '../../testkit/fuzz/runner';
 import type { SeedResult } from '../../testkit/fuzz/runner';

@@ -1,8 +1,8 @@
 /**
- * One fuzz run in its own process (started by runner.ts with a heap cap): runs the scenario's target through n8n's
- * real engine, watches its own event loop, and reports back over IPC only what the invariants need (never the
- * output itself, which may be too big or too deep to send): sizes, depth, events, state size, where a secret was
- * seen, the error's redacted text.
+ * A fuzz child (started by runner.ts with a heap cap): warms up once, then runs one scenario after another, each
+ * through n8n's real engine as one process runs many executions, watching its own event loop and reporting over IPC
+ * only what the invariants need (never the output itself, which may be too big or too deep to send): sizes, depth,
+ * events, state size, where a secret was seen, the error's redacted text. Between scenarios it collects its garbage.
  */
 import { Logger } from '@n8n/backend-common';
 import { Container } from '@n8n/di';
@@ -24,7 +24,7 @@ import { FUZZ_JOB_ID, saneJob } from './bodies';
 import { allSecretForms, anySecretShown, credentialsFor } from './credentials';
 import { testCredential } from './credentialTest';
 import type { ChildMessage, ChildReport, OutputFigures, ParentMessage, PollReport } from './protocol';
-import { DEFAULT_CALL_MS, limitsFor, OUTPUT_SCAN_LIMIT_BYTES } from './protocol';
+import { DEFAULT_CALL_MS, limitsFor, OUTPUT_SCAN_LIMIT_BYTES, SEED_END_MARK } from './protocol';
 import type { Scenario } from './scenario';
 import { triggerShape } from './scenario';
 
@@ -309,22 +309,58 @@ async function warmUp(): Promise<void> {
 	await new Promise<void>((resolve) => server.close(() => resolve()));
 }
 
+/**
+ * The runner's own tests (the lanes tests of test/fuzz/fuzz.test.ts): a run that dies, that passes the memory cap,
+ * or that leaves ~250 MiB of garbage in the heap (and in serve, one that shows a key on the console).
+ */
+async function drill(kind: Scenario['drill']): Promise<void> {
+	if (kind === 'crash') process.exit(3);
+	if (kind === 'garbage') Array.from({ length: 3200 }, (_, n) => new Array<number>(10_000).fill(n + 0.5));
+	if (kind !== 'overMemory') return;
+	const held: Buffer[] = [];
+	// Up to 2 GiB, in steps the runner's 50 ms samples see; it kills the child at RSS_CAP_MB.
+	for (let step = 0; step < 32; step++) {
+		held.push(Buffer.alloc(64 * 2 ** 20, 1));
+		await new Promise((resolve) => setTimeout(resolve, 60));
+	}
+}
+
+/** Collects what the run left (twice: the first pass runs finalizers that free more), a turn between. */
+async function collect(): Promise<void> {
+	for (let pass = 0; pass < 2; pass++) {
+		globalThis.gc?.();
+		await new Promise((resolve) => setImmediate(resolve));
+	}
+}
+
+/** One scenario; then, freed of it, ready for the next. A harness failure ends the child: nothing of it is reused. */
+async function serve(scenario: Scenario, url: string): Promise<void> {
+	let report: ChildReport;
+	try {
+		await drill(scenario.drill);
+		report = await run(scenario, url);
+	} catch (error) {
+		process.send?.({ type: 'failed', message: String((error as Error)?.stack ?? error).slice(0, 2000) } satisfies ChildMessage, () => process.exit(0));
+		return;
+	}
+	send({ type: 'done', report });
+	await collect();
+	// A key shown after the report, right before the mark, is still this seed's console (drilled).
+	if (scenario.drill === 'keyOnConsole') console.error(String(credentialsFor(url).bearer.jobExecutionApi.token));
+	// Console output is in the pipes before the mark (writes to pipes are synchronous): the runner reads up to it.
+	process.stdout.write(SEED_END_MARK);
+	process.stderr.write(SEED_END_MARK);
+	send({ type: 'ready' });
+}
+
 function main(): void {
 	// A heartbeat: a parent that hears nothing for a while knows the event loop is blocked.
-	const beat = setInterval(() => send({ type: 'beat', rss: process.memoryUsage().rss }), 100);
+	setInterval(() => send({ type: 'beat', rss: process.memoryUsage().rss }), 100);
+	// The runner gone (done with the lane, or itself ended): nothing more to serve.
+	process.on('disconnect', () => process.exit(0));
 	process.on('message', (message: ParentMessage) => {
 		for (const listener of parentMessages.splice(0)) listener(message);
-		if (message.type !== 'run') return;
-		run(message.scenario, message.url).then(
-			(report) => {
-				clearInterval(beat);
-				process.send?.({ type: 'done', report } satisfies ChildMessage, () => process.exit(0));
-			},
-			(error: unknown) => {
-				clearInterval(beat);
-				process.send?.({ type: 'failed', message: String((error as Error)?.stack ?? error).slice(0, 2000) } satisfies ChildMessage, () => process.exit(0));
-			},
-		);
+		if (message.type === 'run') void serve(message.scenario, message.url);
 	});
 	warmUp().then(
 		() => send({ type: 'ready' }),

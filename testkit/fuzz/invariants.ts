@@ -53,6 +53,7 @@ export interface Observed {
 	report?: ChildReport;
 	/** Why the runner ended the child, if it did. */
 	killed?: 'memory' | 'blocked' | 'time';
+	/** How the child ended during the run, or code 0 and no signal when it lived on, ready for the next seed. */
 	exit: { code: number | null; signal: string | null };
 	harnessError?: string;
 	peakRssMb: number;
@@ -99,9 +100,11 @@ function survival(observed: Observed): Violation[] {
 	if (killed === 'memory') return [{ invariant: 'memory', detail: `resident memory passed ${RSS_CAP_MB} MiB (peak seen ${observed.peakRssMb} MiB): killed` }];
 	if (killed === 'blocked') return [{ invariant: 'eventLoop', detail: `no heartbeat for ${observed.longestSilenceMs} ms (killed after ${HEARTBEAT_KILL_MS} ms; bound ${EVENT_LOOP_BLOCK_MS} ms)` }];
 	if (killed === 'time') return [{ invariant: 'timeBound', detail: `still running after ${timeBoundMs(observed.scenario, observed.heldMs, observed.callMs)} ms + grace: killed` }];
+	// A child serving further seeds records exit code 0 once it is ready for the next; one that died records how.
 	if (!report || exit.code !== 0 || exit.signal) {
 		const fatal = observed.stderrTail.split('\n').find((line) => /fatal|error|abort|heap/i.test(line)) ?? '';
-		return [{ invariant: 'survives', detail: `process ended with code ${exit.code} signal ${exit.signal} before reporting${fatal ? `: ${fatal.trim().slice(0, 200)}` : ''}` }];
+		const when = report ? 'after reporting, before it was ready for another seed' : 'before reporting';
+		return [{ invariant: 'survives', detail: `process ended with code ${exit.code} signal ${exit.signal} ${when}${fatal ? `: ${fatal.trim().slice(0, 200)}` : ''}` }];
 	}
 	return [];
 }

@@ -100,9 +100,16 @@ export interface ChildReport {
 	logSample: string[];
 }
 
+/**
+ * What a child writes to its stdout and stderr once a scenario is over and its garbage collected: the runner counts
+ * the console up to it as that seed's.
+ */
+export const SEED_END_MARK = '\n[fuzz child: seed over]\n';
+
 export type ParentMessage = { type: 'run'; scenario: Scenario; url: string } | { type: 'go' };
 
 export type ChildMessage =
+	/** Warmed up, or done with a scenario and collected: ready for the next. */
 	| { type: 'ready' }
 	| { type: 'beat'; rss: number }
 	| { type: 'poll'; poll: number }

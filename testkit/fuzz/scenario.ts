@@ -148,6 +148,8 @@ export interface Scenario {
 	 * seed stays what it was.
 	 */
 	typeVersion: 1 | 2 | 2.1;
+	/** Never drawn: the runner's own tests (test/fuzz/fuzz.test.ts, lanes) make the child misbehave with it (child.ts). */
+	drill?: 'crash' | 'overMemory' | 'garbage' | 'keyOnConsole';
 }
 
 /** Which routes a target uses. */
