@@ -18,10 +18,11 @@ module.exports = {
 	// Type errors are caught by `npm run typecheck`; tests only transpile, which keeps them fast.
 	transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
 	testTimeout: 30000,
-	// Twice as many workers as cores (jest's default keeps one core free, which on a 2-core machine runs every file in a
-	// row): most node and server tests wait on sockets and timers, so four files side by side on two cores fill the
-	// waits. (A percentage past 100 % is read by jest as a count, so the number is worked out here.)
-	maxWorkers: cpuCount() * 2,
+	// One worker more than cores (jest's default keeps one core free, which on a 2-core machine runs every file in a
+	// row): many node and server tests wait on sockets and timers, and a third file fills those waits; a fourth only
+	// made the files on the CPU share it (more CPU time in all, and no sooner done). A count, not a percentage: jest
+	// reads a percentage past 100 % as a count.
+	maxWorkers: cpuCount() + 1,
 	// A complete green run records the tree it tested; `npm publish` refuses any other (scripts/release-stamp.cjs).
 	reporters: ['default', '<rootDir>/scripts/jest-release-stamp.cjs'],
 };

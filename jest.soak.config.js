@@ -6,6 +6,6 @@ module.exports = {
 	testMatch: ['<rootDir>/test/soak/**/*.soak.test.ts'],
 	testPathIgnorePatterns: ['/node_modules/'],
 	testTimeout: 10 * 60_000,
-	// One file per core, not the default tier's two per core: soak files keep the CPU busy and measure CPU and memory.
+	// One file per core, not the default tier's one more than cores: soak files keep the CPU busy and measure CPU and memory.
 	maxWorkers: '100%',
 };
