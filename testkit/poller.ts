@@ -92,13 +92,24 @@ const NODE_NAME = 'Job Execution Trigger';
 const NODE_KEY = `node:${NODE_NAME}`;
 let workflows = 0;
 
-/** The node type as a fresh module load gives it (D5), when running under jest; else the shared instance. */
+interface JestModules {
+	isolateModulesAsync(fn: () => Promise<void>): Promise<void>;
+	doMock(name: string, factory: () => unknown): void;
+}
+
+/**
+ * The node type as a fresh module load gives it (D5), when running under jest; else the shared instance. The package's
+ * modules load again; n8n-workflow stays the one n8n-core here runs with, as in n8n, where the package and n8n-core
+ * share the process's one n8n-workflow (loading it again cost more than the poll it served).
+ */
 async function loadNodeType(): Promise<INodeType> {
 	// Jest hands each module its `jest` as a wrapper variable, not a global; the benches run without it.
-	const jestObject = eval('typeof jest === "undefined" ? undefined : jest') as { isolateModulesAsync(fn: () => Promise<void>): Promise<void> } | undefined;
+	const jestObject = eval('typeof jest === "undefined" ? undefined : jest') as JestModules | undefined;
 	if (!jestObject) return nodeTypes.getByNameAndVersion(TRIGGER_NODE_TYPE, 1);
+	const workflowModule = await import('n8n-workflow');
 	let nodeType: INodeType | undefined;
 	await jestObject.isolateModulesAsync(async () => {
+		jestObject.doMock('n8n-workflow', () => workflowModule);
 		const module = await import('../nodes/JobExecutionTrigger/JobExecutionTrigger.node');
 		nodeType = new module.JobExecutionTrigger();
 	});
